@@ -1,0 +1,208 @@
+"""The model client: chat requests through the ``openai`` SDK, or the built-in ``oracle``.
+
+Requests run on an asyncio loop in a background thread (``AsyncOpenAI``, at most ``concurrency`` in
+flight), so callers can submit many and collect the answers later; pytest's own thread only ever
+waits on futures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import openai
+
+ORACLE = "oracle"
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    model: str
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    temperature: float | None = 0.7
+    max_tokens: int | None = 1200
+    extra_body: dict[str, Any] = field(default_factory=dict)
+    timeout: float = 120.0
+    max_retries: int = 4
+    concurrency: int = 8
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] | None = None
+    #: Sampling settings that replace the configured ones for this request (agent loops use their own).
+    sampling: dict[str, Any] = field(default_factory=dict)
+    #: What the oracle answers: text, or ``{"tool_calls": [...]}``. Never sent, never part of a key.
+    reference: Any = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class ChatResponse:
+    content: str | None
+    finish_reason: str | None = "stop"
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)  # {"id", "name", "arguments"}
+    reasoning: str | None = None
+    latency_s: float = 0.0
+
+
+class RequestError(Exception):
+    """A request that got no usable answer after the configured retries."""
+
+
+class Model(Protocol):
+    name: str
+
+    def submit(self, request: ChatRequest) -> concurrent.futures.Future[ChatResponse]: ...
+
+    def close(self) -> None: ...
+
+
+def build_model(settings: ModelSettings) -> Model:
+    if settings.model == ORACLE:
+        return OracleModel()
+    return OpenAIModel(settings)
+
+
+class OracleModel:
+    """Answers every request with its reference, at once and without any network."""
+
+    name = ORACLE
+
+    def submit(self, request: ChatRequest) -> concurrent.futures.Future[ChatResponse]:
+        future: concurrent.futures.Future[ChatResponse] = concurrent.futures.Future()
+        reference = request.reference
+        if isinstance(reference, dict):
+            calls = reference.get("tool_calls") or []
+            finish = "tool_calls" if calls else "stop"
+            future.set_result(ChatResponse(reference.get("content"), finish, list(calls)))
+        else:
+            future.set_result(ChatResponse(reference))
+        return future
+
+    def close(self) -> None:
+        pass
+
+
+class OpenAIModel:
+    """Any OpenAI-compatible endpoint, through ``AsyncOpenAI`` on a private event loop."""
+
+    def __init__(self, settings: ModelSettings) -> None:
+        self.name = settings.model
+        self.settings = settings
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="toolcall-client", daemon=True)
+        self._thread.start()
+        self._client, self._slots = asyncio.run_coroutine_threadsafe(self._open(), self._loop).result()
+
+    async def _open(self) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
+        client = openai.AsyncOpenAI(
+            api_key=self.settings.api_key or "unset",
+            base_url=self.settings.base_url,
+            timeout=self.settings.timeout,
+            max_retries=0,  # retries are ours: one policy, one place
+        )
+        return client, asyncio.Semaphore(self.settings.concurrency)
+
+    def submit(self, request: ChatRequest) -> concurrent.futures.Future[ChatResponse]:
+        return asyncio.run_coroutine_threadsafe(self._complete(request), self._loop)
+
+    def close(self) -> None:
+        if not self._thread.is_alive():
+            return
+
+        async def shutdown() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await self._client.close()
+
+        asyncio.run_coroutine_threadsafe(shutdown(), self._loop).result(timeout=10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+
+    async def _complete(self, request: ChatRequest) -> ChatResponse:
+        async with self._slots:
+            attempt = 0
+            while True:
+                started = time.perf_counter()
+                try:
+                    return _response(await self._create(request), time.perf_counter() - started)
+                except Exception as exc:
+                    delay = self._retry_delay(exc, attempt)
+                    if delay is None:
+                        raise RequestError(self._describe(exc, attempt)) from None
+                attempt += 1
+                await asyncio.sleep(delay)
+
+    async def _create(self, request: ChatRequest) -> Any:
+        settings = self.settings
+        body: dict[str, Any] = {"temperature": settings.temperature, "max_tokens": settings.max_tokens}
+        body.update(request.sampling)
+        kwargs = {k: v for k, v in body.items() if v is not None}
+        if request.tools is not None:
+            kwargs["tools"] = request.tools
+        return await self._client.chat.completions.create(
+            model=settings.model,
+            messages=request.messages,  # type: ignore[arg-type]
+            extra_body=settings.extra_body or None,
+            **kwargs,
+        )
+
+    def _retry_delay(self, exc: Exception, attempt: int) -> float | None:
+        """Seconds to wait before retrying, or None when the error is final."""
+        if attempt >= self.settings.max_retries or not _retryable(exc):
+            return None
+        retry_after = _retry_after(exc)
+        if retry_after is not None:
+            return min(retry_after, 60.0)
+        return min(20.0, 0.5 * 2**attempt) * random.uniform(0.5, 1.5)
+
+    def _describe(self, exc: Exception, attempt: int) -> str:
+        tries = f"after {attempt + 1} attempt(s)"
+        if isinstance(exc, openai.APIStatusError) and not _retryable(exc):
+            text = f"HTTP {exc.status_code} (not retried): {exc.message}"
+        else:
+            text = f"{type(exc).__name__}: {exc} ({tries})"
+        key = self.settings.api_key
+        return text.replace(key, "***") if key else text
+
+
+def _retryable(exc: Exception) -> bool:
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code == 429 or exc.status_code >= 500
+    # Connection resets, timeouts, bodies that are not JSON or not a completion.
+    return isinstance(exc, (openai.APIConnectionError, openai.APIResponseValidationError, ValueError))
+
+
+def _retry_after(exc: Exception) -> float | None:
+    if not isinstance(exc, openai.APIStatusError):
+        return None
+    value = exc.response.headers.get("retry-after")
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _response(completion: Any, latency: float) -> ChatResponse:
+    choices = getattr(completion, "choices", None)
+    if not choices:
+        raise ValueError("the response has no choices")
+    choice = choices[0]
+    message = choice.message
+    calls = [
+        {"id": call.id, "name": call.function.name, "arguments": call.function.arguments}
+        for call in (message.tool_calls or [])
+        if getattr(call, "function", None) is not None
+    ]
+    extra = message.model_extra or {}
+    reasoning = extra.get("reasoning_content") or extra.get("reasoning")
+    return ChatResponse(message.content, choice.finish_reason, calls, reasoning, latency)

@@ -1,0 +1,332 @@
+"""Decode ``[ApiName(key=value), ...]`` model output into calls, without executing anything.
+
+The official ACEBench decoder (56dd66c, ``model_inference/utils.py``) parses the text with ``ast`` and
+then calls ``eval()`` on every arithmetic sub-expression. We reach the same decoded values by walking
+the tree with a whitelist and folding arithmetic with a small literal interpreter, so model output is
+only ever data. Every quirk of the official walk is kept on purpose (they move verdicts):
+
+* only keyword arguments survive, positional ones are dropped;
+* a bare name decodes to its identifier as a string (``Paris`` -> ``"Paris"``);
+* every top-level unary operator negates a numeric constant (``+5`` and ``~5`` -> -5);
+* a subscript becomes its source text (``x[0]`` -> ``"x[0]"``);
+* a nested call becomes ``{name: {kwargs}}``; ``**mapping`` is stored under the key ``None``.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import re
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_toolcall.text import clip
+
+#: Where a ``**mapping`` argument lands. No schema has this key, so the call fails its check,
+#: exactly like the official decoder's ``args_dict[None]``.
+UNPACKED_KEY = None
+
+# Resource caps (the official code would hang or exhaust memory on these; here they fail decoding).
+MAX_STRUCTURAL_CHARS = 50_000  # commas and brackets: bounds the size of the parsed tree
+MAX_POW_EXPONENT = 1000
+MAX_INT_BITS = 4_000_000
+MAX_SHIFT = 10_000
+MAX_REPEAT = 10_000
+MAX_FORMAT_WIDTH = 10_000
+
+
+_BRACKET = re.compile(r"[\[\]]")
+
+
+class DecodeError(ValueError):
+    """The text is not a call list the official decoder accepts."""
+
+
+@dataclass(frozen=True)
+class Call:
+    name: str
+    args: dict[Any, Any]
+
+    def as_dict(self) -> dict[str, dict[Any, Any]]:
+        return {self.name: self.args}
+
+
+def outermost_brackets(text: str) -> str | None:
+    """The first outermost ``[...]`` block, found by the official quote-blind depth scan.
+
+    A ``]`` before any ``[`` drives the depth negative, which usually hides every later block.
+    """
+    start = -1
+    depth = 0
+    for match in _BRACKET.finditer(text):
+        i = match.start()
+        if match.group() == "[":
+            if depth == 0:
+                start = i
+            depth += 1
+        else:
+            depth -= 1
+            if depth == 0 and start != -1:
+                return text[start : i + 1]
+    return None
+
+
+def decode_single_turn(text: str) -> list[Call]:
+    """Single-turn normal categories: decode the first outermost bracket block."""
+    block = outermost_brackets(text)
+    if block is None:
+        raise DecodeError("no [...] block in the output")
+    return parse_call_list(block)
+
+
+def decode_multi_turn(text: str) -> list[Call]:
+    """Normal multi-turn steps: delete every whitespace character (inside strings too), then parse."""
+    return parse_call_list("".join(text.split()))
+
+
+def parse_call_list(source: str) -> list[Call]:
+    """Parse a list, tuple or set display whose elements are all calls."""
+    structural = sum(source.count(c) for c in ",([{")
+    if structural > MAX_STRUCTURAL_CHARS:
+        raise DecodeError(f"output too complex to decode ({structural} separators)")
+    try:
+        with warnings.catch_warnings():
+            # Invalid escapes etc. only warn; the official parse goes on, and so must ours
+            # whatever the warning filters of the test run say.
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source, mode="eval")
+    except Exception as exc:  # SyntaxError, NUL bytes, nesting limits: all are decode failures
+        raise DecodeError(f"not a Python expression: {_short(exc)}") from None
+    body = tree.body
+    if not isinstance(body, (ast.List, ast.Tuple, ast.Set)):
+        raise DecodeError("the output is not a list of calls")
+    calls = []
+    for element in body.elts:
+        if not isinstance(element, ast.Call):
+            raise DecodeError(f"list element {_source(element)!r} is not a call")
+        calls.append(_guarded(_call, element))
+    return calls
+
+
+def _guarded(fn: Callable[[Any], Any], node: ast.AST) -> Any:
+    try:
+        return fn(node)
+    except DecodeError:
+        raise
+    except (RecursionError, MemoryError):
+        raise DecodeError("output nested too deeply to decode") from None
+
+
+def call_name(func: ast.expr) -> str:
+    """Dotted attribute chain of a call; a base that is not a plain name contributes nothing."""
+    parts = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if isinstance(func, ast.Name):
+        parts.append(func.id)
+    return ".".join(reversed(parts))
+
+
+def _call(node: ast.Call) -> Call:
+    args = {kw.arg: _value(kw.value) for kw in node.keywords}
+    return Call(call_name(node.func), args)
+
+
+def _value(node: ast.AST) -> Any:
+    """One argument value, following the official walk (not Python semantics)."""
+    if isinstance(node, ast.Constant):
+        return "..." if node.value is Ellipsis else node.value
+    if isinstance(node, ast.UnaryOp):
+        # Officially ``-operand.value`` whatever the operator: numbers and bools negate, anything
+        # else raises.
+        operand = node.operand
+        if isinstance(operand, ast.Constant) and _is_number(operand.value):
+            return -operand.value
+        raise DecodeError(f"unsupported unary operand in {_source(node)!r}")
+    if isinstance(node, ast.List):
+        return [_value(e) for e in node.elts]
+    if isinstance(node, ast.Tuple):
+        return tuple(_value(e) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        if any(k is None for k in node.keys):
+            raise DecodeError("dict unpacking (**) is not a value")
+        try:
+            return {_value(k): _value(v) for k, v in zip(node.keys, node.values, strict=True)}  # type: ignore[arg-type]
+        except TypeError as exc:  # unhashable key
+            raise DecodeError(f"bad dict key: {exc}") from None
+    if isinstance(node, ast.BinOp):
+        return _arith(node)
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Call):
+        call = _call(node)
+        return call.as_dict()
+    if isinstance(node, ast.Subscript):
+        return ast.unparse(node.value) + "[" + ast.unparse(node.slice) + "]"
+    raise DecodeError(f"unsupported value {_source(node)!r}")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, complex))  # bool is an int
+
+
+# --- arithmetic: a literal interpreter with Python semantics -----------------------------------
+
+_BINOPS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+    ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
+    ast.BitOr: operator.or_,
+    ast.BitXor: operator.xor,
+    ast.BitAnd: operator.and_,
+    ast.MatMult: operator.matmul,
+}
+_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
+    ast.UAdd: operator.pos,
+    ast.USub: operator.neg,
+    ast.Invert: operator.invert,
+    ast.Not: operator.not_,
+}
+_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Is: operator.is_,
+    ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+}
+
+
+def _arith(node: ast.BinOp) -> Any:
+    """What the official ``eval(ast.unparse(node))`` gives for an expression made of literals."""
+    try:
+        return _eval(node)
+    except DecodeError:
+        raise
+    except (RecursionError, MemoryError):
+        raise DecodeError("arithmetic nested too deeply") from None
+    except Exception as exc:  # the operation itself failed, as it would under eval()
+        raise DecodeError(f"arithmetic failed: {_short(exc)}") from None
+
+
+def _eval(node: ast.AST) -> Any:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.BinOp):
+        left, right = _eval(node.left), _eval(node.right)
+        _check_binop(type(node.op), left, right)
+        return _BINOPS[type(node.op)](left, right)
+    if isinstance(node, ast.UnaryOp):
+        return _UNARY[type(node.op)](_eval(node.operand))
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        items = _elements(node.elts)
+        return {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)](items)
+    if isinstance(node, ast.Dict):
+        result: dict[Any, Any] = {}
+        for key, value in zip(node.keys, node.values, strict=True):
+            if key is None:
+                result.update(_eval(value))
+            else:
+                result[_eval(key)] = _eval(value)
+        return result
+    if isinstance(node, ast.Compare):
+        left = _eval(node.left)
+        for op, comparator in zip(node.ops, node.comparators, strict=True):
+            right = _eval(comparator)
+            if not _COMPARE[type(op)](left, right):
+                return False
+            left = right
+        return True
+    if isinstance(node, ast.BoolOp):
+        is_and = isinstance(node.op, ast.And)
+        for value_node in node.values:
+            value = _eval(value_node)
+            if bool(value) != is_and:
+                return value
+        return value
+    if isinstance(node, ast.IfExp):
+        return _eval(node.body) if _eval(node.test) else _eval(node.orelse)
+    if isinstance(node, ast.Subscript):
+        return _eval(node.value)[_eval(node.slice)]
+    if isinstance(node, ast.Slice):
+        parts = (node.lower, node.upper, node.step)
+        return slice(*(None if p is None else _eval(p) for p in parts))
+    if isinstance(node, ast.JoinedStr):
+        return "".join(_eval(v) for v in node.values)
+    if isinstance(node, ast.FormattedValue):
+        return _format(node)
+    # Names (other than True/False/None, which are constants), calls, attributes, lambdas and
+    # comprehensions would need a namespace: refused.
+    raise DecodeError(f"non-literal {_source(node)!r} in arithmetic")
+
+
+def _elements(nodes: list[ast.expr]) -> list[Any]:
+    items: list[Any] = []
+    for element in nodes:
+        if isinstance(element, ast.Starred):
+            starred = _eval(element.value)
+            _check_size(len(items) + len(starred))
+            items.extend(starred)
+        else:
+            items.append(_eval(element))
+    return items
+
+
+def _format(node: ast.FormattedValue) -> str:
+    value = _eval(node.value)
+    conversion = {-1: None, 115: str, 114: repr, 97: ascii}[node.conversion]
+    if conversion is not None:
+        value = conversion(value)
+    spec = "" if node.format_spec is None else _eval(node.format_spec)
+    if any(int(n) > MAX_FORMAT_WIDTH for n in re.findall(r"\d+", spec)):
+        raise DecodeError("format width too large")
+    return format(value, spec)
+
+
+def _check_binop(op: type[ast.operator], left: Any, right: Any) -> None:
+    """Refuse operations whose result would be huge (the official eval would hang on them)."""
+    ints = isinstance(left, int) and isinstance(right, int)
+    if op is ast.Pow and ints:
+        if right > MAX_POW_EXPONENT and left not in (0, 1, -1):
+            raise DecodeError("exponent too large")
+        if right > 0 and abs(left).bit_length() * right > MAX_INT_BITS:
+            raise DecodeError("power too large")
+    elif op is ast.LShift and ints and right > MAX_SHIFT:
+        raise DecodeError("shift too large")
+    elif op is ast.Mult:
+        for seq, count in ((left, right), (right, left)):
+            if isinstance(seq, (str, bytes, list, tuple)) and isinstance(count, int):
+                _check_size(len(seq) * count)
+    elif op is ast.Mod and isinstance(left, (str, bytes)):
+        text = left if isinstance(left, str) else left.decode("latin-1")
+        if "*" in text or any(int(n) > MAX_FORMAT_WIDTH for n in re.findall(r"\d+", text)):
+            raise DecodeError("format width too large")
+
+
+def _check_size(n: int) -> None:
+    if n > MAX_REPEAT:
+        raise DecodeError("sequence too long")
+
+
+def _source(node: ast.AST) -> str:
+    try:
+        return _short(ast.unparse(node))
+    except Exception:  # unparse can itself recurse too deeply
+        return type(node).__name__
+
+
+def _short(value: object) -> str:
+    return clip(str(value), 80)

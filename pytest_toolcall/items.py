@@ -1,0 +1,33 @@
+"""The test functions every benchmark item runs. Fixtures fetch, these assert.
+
+Setup (the fixtures) asks the model: a request that never gets an answer makes the item an
+*error*. The call phase scores: a wrong answer makes it a *failure*, with the official scorer's
+reason in the message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pytest_toolcall.datasets.acebench import Sample
+from pytest_toolcall.oracle import acebench_answer
+from pytest_toolcall.scoring.acebench import explain, score_sample
+
+
+def acebench(acebench_sample: Sample, acebench_outputs: list[str | None], toolcall_record: dict[str, Any]) -> None:
+    """One ACEBench unit (a sample, or a whole normal multi-turn dialogue) under the official scorer."""
+    sample = acebench_sample
+    result = score_sample(sample, acebench_outputs)
+    reference = score_sample(sample, [acebench_answer(sample.lang, sample.category, s) for s in sample.steps])
+    toolcall_record.update(
+        score=1.0 if result.passed else 0.0,
+        process=result.process,
+        ceiling=1.0 if reference.passed else 0.0,
+        error_type=next((s.verdict.error_type for s in result.steps if not s.verdict.valid), ""),
+    )
+    if len(sample.steps) > 1:
+        toolcall_record["steps"] = [{"id": s.id, "valid": s.verdict.valid, "output": s.output} for s in result.steps]
+    if not result.passed:
+        pytest.fail(explain(sample, result), pytrace=False)

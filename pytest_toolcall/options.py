@@ -1,0 +1,169 @@
+"""Command-line options (group ``toolcall``), their ini twins, and the resolved settings.
+
+Option values stay plain strings until resolved here (xdist workers parse the same command line).
+Precedence: command line, then the ini file, then the environment, then the default.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolcall.datasets.acebench import LANGUAGES
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str  # without the --toolcall- prefix
+    help: str
+    default: str | None = None
+    env: str | None = None
+    ini: bool = True
+    metavar: str | None = None
+
+    @property
+    def dest(self) -> str:
+        return "toolcall_" + self.name.replace("-", "_")
+
+
+OPTIONS = (
+    Option(
+        "model", "model to evaluate; 'oracle' is the built-in reference model (no network)", ini=False, metavar="NAME"
+    ),
+    Option("base-url", "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)", env="OPENAI_BASE_URL", metavar="URL"),
+    Option("api-key-env", "environment variable holding the API key", default="OPENAI_API_KEY", metavar="NAME"),
+    Option(
+        "bench", "benchmarks to run: acebench, general_fc, or both, comma-separated", default="acebench", metavar="LIST"
+    ),
+    Option("lang", "ACEBench language: en, zh or all", default="en"),
+    Option(
+        "data-dir",
+        "ACEBench data root holding data_all/ and prompts.json "
+        "(default: $TOOLCALL_DATA_DIR, else a per-user cache filled by download)",
+        env="TOOLCALL_DATA_DIR",
+        metavar="DIR",
+    ),
+    Option("limit", "at most N items per category", metavar="N"),
+    Option("concurrency", "model requests in flight per process", default="8", metavar="N"),
+    Option("timeout", "seconds per request", default="120", metavar="S"),
+    Option("max-retries", "retries per request (429, 5xx, resets, timeouts, bad bodies)", default="4", metavar="N"),
+    Option("temperature", "sampling temperature (official ACEBench runner: 0.7)", default="0.7"),
+    Option("max-tokens", "max_tokens per answer (official ACEBench runner: 1200)", default="1200", metavar="N"),
+    Option("extra-body", "JSON object merged into every request body", metavar="JSON"),
+    Option("report", "write the JSON report to PATH", metavar="PATH"),
+    Option("fail-under", "quality gate, e.g. overall=0.8,atom=0.9", metavar="METRIC=VALUE,..."),
+    Option("max-errors", "request errors the gate tolerates", default="0", metavar="N"),
+)
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("toolcall", "tool-calling benchmarks (pytest-toolcall)")
+    for option in OPTIONS:
+        group.addoption(
+            f"--toolcall-{option.name}", dest=option.dest, default=None, metavar=option.metavar, help=option.help
+        )
+        if option.ini:
+            parser.addini(option.dest, f"{option.help} (--toolcall-{option.name})", default=None)
+
+
+@dataclass(frozen=True)
+class Settings:
+    model: str
+    base_url: str | None
+    api_key_env: str
+    benches: tuple[str, ...]
+    langs: tuple[str, ...]
+    data_dir: Path | None
+    limit: int | None
+    concurrency: int
+    timeout: float
+    max_retries: int
+    temperature: float | None
+    max_tokens: int | None
+    extra_body: dict[str, Any]
+    report: Path | None
+    fail_under: str | None
+    max_errors: int
+
+    @property
+    def api_key(self) -> str | None:
+        """Read when needed, never stored: settings may be printed."""
+        return os.environ.get(self.api_key_env)
+
+    @classmethod
+    def from_config(cls, config: pytest.Config) -> Settings | None:
+        """The settings of an active run, or None when ``--toolcall-model`` is not given."""
+        raw = {option.name: _raw(config, option) for option in OPTIONS}
+        if not raw["model"]:
+            return None
+        return cls(
+            model=raw["model"],
+            base_url=raw["base-url"] or None,
+            api_key_env=raw["api-key-env"],
+            benches=_choices("bench", raw["bench"], ("acebench",)),
+            langs=LANGUAGES if raw["lang"] == "all" else _choices("lang", raw["lang"], LANGUAGES),
+            data_dir=Path(raw["data-dir"]).expanduser() if raw["data-dir"] else None,
+            limit=_number("limit", raw["limit"], int, minimum=1),
+            concurrency=_number("concurrency", raw["concurrency"], int, minimum=1),
+            timeout=_number("timeout", raw["timeout"], float, minimum=0.001),
+            max_retries=_number("max-retries", raw["max-retries"], int, minimum=0),
+            temperature=_number("temperature", raw["temperature"], float, minimum=0.0, none="none"),
+            max_tokens=_number("max-tokens", raw["max-tokens"], int, minimum=1, none="none"),
+            extra_body=_json_object("extra-body", raw["extra-body"]),
+            report=Path(raw["report"]) if raw["report"] else None,
+            fail_under=raw["fail-under"] or None,
+            max_errors=_number("max-errors", raw["max-errors"], int, minimum=0),
+        )
+
+
+def _raw(config: pytest.Config, option: Option) -> Any:
+    value = config.getoption(option.dest)
+    if value is None and option.ini:
+        value = config.getini(option.dest)
+    if value is None and option.env:
+        value = os.environ.get(option.env)
+    return option.default if value is None else value
+
+
+def _usage(name: str, message: str) -> pytest.UsageError:
+    return pytest.UsageError(f"--toolcall-{name}: {message}")
+
+
+def _choices(name: str, value: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
+    chosen = tuple(dict.fromkeys(v.strip() for v in value.split(",") if v.strip()))
+    unknown = [v for v in chosen if v not in allowed]
+    if unknown or not chosen:
+        raise _usage(name, f"unknown value {', '.join(unknown) or repr(value)}; choose from {', '.join(allowed)}")
+    return chosen
+
+
+def _number(
+    name: str, value: str | None, kind: Callable[[str], Any], *, minimum: float, none: str | None = None
+) -> Any:
+    if value is None or (none is not None and str(value).lower() == none):
+        return None
+    try:
+        number = kind(str(value))
+    except ValueError:
+        raise _usage(name, f"expected a{'n integer' if kind is int else ' number'}, got {value!r}") from None
+    if number < minimum:
+        raise _usage(name, f"must be at least {minimum}, got {value!r}")
+    return number
+
+
+def _json_object(name: str, value: str | None) -> dict[str, Any]:
+    if not value:
+        return {}
+    try:
+        parsed = json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise _usage(name, f"not valid JSON: {exc.msg}") from None
+    if not isinstance(parsed, dict):
+        raise _usage(name, "expected a JSON object")
+    return parsed

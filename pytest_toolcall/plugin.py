@@ -1,0 +1,41 @@
+"""pytest hooks of pytest-toolcall (entry point ``pytest11: toolcall``).
+
+Without ``--toolcall-model`` the plugin only adds its options and changes nothing else (it does not
+even import its machinery). With it, ``ToolcallRun`` (``run.py``) is registered and does the rest.
+Hook reference: https://docs.pytest.org/en/stable/reference/reference.html#hooks
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_toolcall.options import Settings, add_options
+
+MARKERS = {
+    "acebench": "an ACEBench item",
+    "general_fc": "a general_fc item",
+    "normal": "ACEBench normal category",
+    "special": "ACEBench special category",
+    "agent": "ACEBench agent category",
+    "en": "ACEBench English data",
+    "zh": "ACEBench Chinese data",
+}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    settings = Settings.from_config(config)
+    if settings is None:
+        return  # inert
+    from pytest_toolcall import fixtures
+    from pytest_toolcall.run import ToolcallRun
+
+    for name, description in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {description}")
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
+        config.args = []  # no path given: collect only the benchmark items
+    config.pluginmanager.register(fixtures, "toolcall-fixtures")
+    config.pluginmanager.register(ToolcallRun(config, settings), "toolcall-run")

@@ -1,0 +1,15 @@
+"""Showing values in messages: bounded in length, and safe for any value a decoder can produce."""
+
+from __future__ import annotations
+
+
+def clip(value: object, limit: int = 120) -> str:
+    """``repr`` of a value (a string is shown as is), cut to ``limit`` characters.
+
+    ``repr`` itself can fail (an int beyond Python's digit limit); a message must not.
+    """
+    try:
+        text = value if isinstance(value, str) else repr(value)
+    except Exception as exc:
+        text = f"<{type(value).__name__}: {exc}>"
+    return text if len(text) <= limit else f"{text[: limit - 3]}... [{len(text)} chars]"

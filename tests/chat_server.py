@@ -1,0 +1,464 @@
+"""A local OpenAI-compatible chat-completions server for tests and benchmarks.
+
+Real HTTP, real sockets: the ``openai`` client under test talks to it exactly as
+it would to a hosted endpoint, so retries, timeouts and connection pooling are
+exercised for real.  Standard library only, so it also runs as a subprocess:
+
+    python tests/chat_server.py --port 0 --latency 0.2 --script rules.json
+
+prints ``READY http://127.0.0.1:PORT/v1`` once listening, serves until SIGTERM or
+SIGINT, then prints one JSON line of counters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import random
+import signal
+import socket
+import struct
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Self
+
+FAULT_KINDS = ("429", "500", "503", "reset", "hang", "truncated")
+_PATHS = ("/v1/chat/completions", "/chat/completions")
+
+
+@dataclass
+class Reply:
+    """What the server answers to one request."""
+
+    content: str | None = None
+    # Each item is {"name": str, "arguments": str}; a dict ``arguments`` is JSON-encoded.
+    tool_calls: list[dict[str, Any]] | None = None
+    finish_reason: str | None = None  # None: "tool_calls" if tool_calls else "stop"
+    reasoning_content: str | None = None
+    status: int = 200
+    body: str | None = None  # sent verbatim instead of a completion (odd/error bodies)
+    delay: float = 0.0  # extra latency on top of the server-wide one
+
+
+Responder = Callable[[dict[str, Any]], Reply]
+Match = str | Callable[[dict[str, Any]], bool]
+
+
+def message_text(body: dict[str, Any]) -> str:
+    """All message contents of a request joined by newlines (text parts of lists too)."""
+    texts: list[str] = []
+    for message in body.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, str):
+            texts.append(content)
+        elif isinstance(content, list):
+            texts.extend(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return "\n".join(texts)
+
+
+@dataclass
+class ScriptResponder:
+    """First rule whose match fits the request wins; ``default`` otherwise.
+
+    A string match is a substring of :func:`message_text`; a callable gets the body.
+    """
+
+    rules: list[tuple[Match, Reply]] = field(default_factory=list)
+    default: Reply = field(default_factory=Reply)
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        text = message_text(body)
+        for match, reply in self.rules:
+            if match(body) if callable(match) else match in text:
+                return reply
+        return self.default
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> ScriptResponder:
+        """Load ``{"rules": [{"match": str, "reply": {...}}], "default": {...}}``."""
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        rules: list[tuple[Match, Reply]] = [(r["match"], Reply(**r["reply"])) for r in data.get("rules", [])]
+        return cls(rules, Reply(**data.get("default", {})))
+
+
+@dataclass(frozen=True)
+class FaultPlan:
+    """Each request faults with probability ``rate``; the kind is drawn from ``kinds``."""
+
+    rate: float
+    kinds: tuple[str, ...]
+    seed: int = 0
+    retry_after: float = 0.05  # seconds, sent as Retry-After with 429s
+    hang: float = 30.0  # seconds a "hang" stalls before answering (cut short by stop())
+
+    def __post_init__(self) -> None:
+        unknown = set(self.kinds) - set(FAULT_KINDS)
+        if unknown or not self.kinds:
+            raise ValueError(f"fault kinds must be a non-empty subset of {FAULT_KINDS}, got {self.kinds}")
+
+    def pick(self, canonical_body: str, seen_before: int) -> str | None:
+        # Seeding from the body (not arrival order) makes a request fault the same way
+        # however concurrent requests interleave; the seen-count makes each retry of the
+        # same body an independent draw.  str seeds are hashed with SHA-512, so this is
+        # stable across processes regardless of PYTHONHASHSEED.
+        rng = random.Random(f"{self.seed}\x00{seen_before}\x00{canonical_body}")
+        return rng.choice(self.kinds) if rng.random() < self.rate else None
+
+
+def _error_body(status: int, message: str) -> bytes:
+    kind = {
+        400: "invalid_request_error",
+        404: "invalid_request_error",
+        429: "requests",
+    }.get(status, "server_error")
+    code = "rate_limit_exceeded" if status == 429 else None
+    return json.dumps({"error": {"message": message, "type": kind, "param": None, "code": code}}).encode()
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False  # server_close() must not wait for hanging handlers
+    request_queue_size = 128  # listen backlog: 64+ clients may connect at once
+    chat: ChatServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # Clients dropping connections (timeouts, resets) is routine here, not a bug.
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: the openai client pools connections
+    # Headers and body are two writes; without TCP_NODELAY Nagle + delayed ACK can
+    # stall every keep-alive response by ~40 ms.
+    disable_nagle_algorithm = True
+    server: _HTTPServer
+    _reset = False
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.chat._track(self.connection)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.chat._untrack(self.connection)
+            if self._reset:
+                # Linger 0 makes close() send RST instead of FIN.  Closing here, before
+                # socketserver's shutdown(SHUT_WR), keeps a graceful FIN from going first.
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                self.connection.close()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        if self.server.chat.verbose:
+            super().log_message(format, *args)
+
+    def do_POST(self) -> None:
+        chat = self.server.chat
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if length < 0:
+            self.close_connection = True  # body boundary unknown, connection unusable
+            return self._send(400, _error_body(400, "invalid Content-Length"))
+        # Always drain the body, even for a 404, so the keep-alive stream stays in sync.
+        raw = self.rfile.read(length)
+        if self.path.split("?")[0].rstrip("/") not in _PATHS:
+            return self._send(404, _error_body(404, f"unknown path {self.path}"))
+
+        body, fault = chat._record(raw, self.headers.get("Authorization"))
+        if body is None:
+            return self._send(400, _error_body(400, "request body is not a JSON object"))
+        if body.get("stream"):
+            return self._send(
+                400,
+                _error_body(400, "stream=true is not supported by this test server"),
+            )
+        if not chat._sleep(chat.latency):
+            return self._abort()
+
+        if fault == "reset":
+            self._reset = True
+            return self._abort()
+        if fault == "hang" and not chat._sleep(chat.faults.hang if chat.faults else 0.0):
+            return self._abort()
+        if fault in ("429", "500", "503"):
+            status = int(fault)
+            headers = {"Retry-After": f"{chat.faults.retry_after:g}"} if status == 429 and chat.faults else {}
+            return self._send(status, _error_body(status, f"injected fault {fault}"), headers)
+
+        reply = chat._reply(body)
+        if not chat._sleep(reply.delay):
+            return self._abort()
+        if reply.status != 200 or reply.body is not None:
+            payload = reply.body.encode() if reply.body is not None else _error_body(reply.status, reply.content or "")
+            return self._send(reply.status, payload)
+        payload = chat._completion(body, reply)
+        if fault == "truncated":
+            # Content-Length matches the cut body, so the connection itself stays sound.
+            payload = payload[: len(payload) // 2]
+        self._send(200, payload)
+
+    def _abort(self) -> None:
+        self.close_connection = True  # no response was written: drop the connection
+
+    def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(payload)
+        except OSError:  # the client gave up (e.g. timed out during a hang)
+            self.close_connection = True
+
+
+class ChatServer:
+    """Threaded chat-completions server: ``with ChatServer(r) as srv: srv.base_url``."""
+
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        *,
+        latency: float = 0.0,
+        faults: FaultPlan | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        verbose: bool = False,
+    ) -> None:
+        self.responder: Responder = responder or ScriptResponder()
+        self.latency = latency
+        self.faults = faults
+        self.verbose = verbose
+        self.requests: list[dict[str, Any]] = []
+        self.auth_headers: list[str | None] = []
+        # Every chat-completions POST, including faulted and unparseable ones.
+        self.count = 0
+        self._faults_injected: dict[str, int] = {}
+        self._seen: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._conns: set[socket.socket] = set()
+        self._stopping = threading.Event()
+        self._ids = itertools.count(1)  # next() on it is atomic under the GIL
+        self._thread: threading.Thread | None = None
+        # Bound now (not in start()) so base_url is known right away.
+        self._httpd = _HTTPServer((host, port), _Handler)
+        self._httpd.chat = self
+
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self._httpd.server_address[0]}:{self.port}/v1"
+
+    @property
+    def faults_injected(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self._faults_injected)
+
+    def stats(self) -> dict[str, Any]:
+        return {"requests": self.count, "faults": self.faults_injected}
+
+    def start(self) -> Self:
+        if self._thread is None:
+            # A short poll interval keeps shutdown() fast.
+            self._thread = threading.Thread(
+                target=self._httpd.serve_forever,
+                kwargs={"poll_interval": 0.05},
+                daemon=True,
+                name="chat-server",
+            )
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()  # wakes handlers sleeping for latency/delay/hang
+        if self._thread is not None:
+            self._httpd.shutdown()
+            self._thread.join()
+        with self._lock:
+            conns = list(self._conns)
+        for conn in conns:  # unblock handlers waiting on idle keep-alive connections
+            _shutdown(conn)
+        self._httpd.server_close()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- used by the handler threads --------------------------------------------
+
+    def _track(self, conn: socket.socket) -> None:
+        with self._lock:
+            self._conns.add(conn)
+        if self._stopping.is_set():  # accepted just before stop() took its snapshot
+            _shutdown(conn)
+
+    def _untrack(self, conn: socket.socket) -> None:
+        with self._lock:
+            self._conns.discard(conn)
+
+    def _sleep(self, seconds: float) -> bool:
+        """Sleep unless stopped meanwhile; False means stop() interrupted us."""
+        return seconds <= 0 or not self._stopping.wait(seconds)
+
+    def _record(self, raw: bytes, auth: str | None) -> tuple[dict[str, Any] | None, str | None]:
+        """Count and store a request; return its parsed body and the fault to inject."""
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+        with self._lock:
+            self.count += 1
+            if not isinstance(body, dict):
+                return None, None
+            self.requests.append(body)
+            self.auth_headers.append(auth)
+            if self.faults is None:
+                return body, None
+            key = json.dumps(body, sort_keys=True, separators=(",", ":"))
+            seen = self._seen.get(key, 0)
+            self._seen[key] = seen + 1
+            fault = self.faults.pick(key, seen)
+            if fault:
+                self._faults_injected[fault] = self._faults_injected.get(fault, 0) + 1
+            return body, fault
+
+    def _reply(self, body: dict[str, Any]) -> Reply:
+        try:
+            reply = self.responder(body)
+        # A broken responder should fail its request, not kill the handler thread.
+        except Exception as exc:
+            traceback.print_exc()
+            return Reply(status=500, content=f"responder raised {exc!r}")
+        return Reply(content=reply) if isinstance(reply, str) else reply
+
+    def _completion(self, body: dict[str, Any], reply: Reply) -> bytes:
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+        out_text = reply.content or ""
+        if reply.reasoning_content is not None:
+            message["reasoning_content"] = reply.reasoning_content
+        if reply.tool_calls:
+            calls = []
+            for call in reply.tool_calls:
+                args = call.get("arguments", "")
+                args = args if isinstance(args, str) else json.dumps(args)
+                out_text += call["name"] + args
+                calls.append(
+                    {
+                        "id": f"call_{next(self._ids)}",
+                        "type": "function",
+                        "function": {"name": call["name"], "arguments": args},
+                    }
+                )
+            message["tool_calls"] = calls
+        # Rough 4-chars-per-token estimate; callers only need plausible numbers.
+        prompt_tokens = max(1, len(message_text(body)) // 4)
+        completion_tokens = max(1, len(out_text) // 4)
+        completion = {
+            "id": f"chatcmpl-{next(self._ids)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "test-model"),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop"),
+                    "logprobs": None,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+        return json.dumps(completion).encode()
+
+
+def _shutdown(conn: socket.socket) -> None:
+    try:
+        conn.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass  # already closed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every request")
+    parser.add_argument(
+        "--script",
+        help="JSON rules file for ScriptResponder (default: always answer '[]')",
+    )
+    parser.add_argument("--fault-rate", type=float, default=0.0)
+    parser.add_argument(
+        "--fault-kinds",
+        default="429,500,503,reset",
+        help=f"comma-separated subset of {FAULT_KINDS}",
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--retry-after", type=float, default=0.05)
+    parser.add_argument("--hang", type=float, default=30.0)
+    parser.add_argument("--verbose", action="store_true", help="log every request to stderr")
+    args = parser.parse_args(argv)
+
+    responder = ScriptResponder.from_file(args.script) if args.script else ScriptResponder(default=Reply(content="[]"))
+    faults = None
+    if args.fault_rate > 0:
+        kinds = tuple(k.strip() for k in args.fault_kinds.split(",") if k.strip())
+        faults = FaultPlan(
+            args.fault_rate,
+            kinds,
+            args.seed,
+            retry_after=args.retry_after,
+            hang=args.hang,
+        )
+
+    # SIGTERM behaves like Ctrl-C.  SIGINT is set explicitly because shells start
+    # background jobs with it ignored.  Raising from the handler (rather than setting
+    # an Event) cannot deadlock on a lock the interrupted main thread might hold.
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, _interrupt)
+    srv = ChatServer(
+        responder,
+        latency=args.latency,
+        faults=faults,
+        port=args.port,
+        verbose=args.verbose,
+    )
+    try:
+        srv.start()
+        print(f"READY {srv.base_url}", flush=True)
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        srv.stop()
+        print(json.dumps(srv.stats()), flush=True)
+    return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -40,10 +40,10 @@ class SampleResult:
 def score_sample(sample: Sample, outputs: list[str | None]) -> SampleResult:
     if len(outputs) != len(sample.steps):
         raise ValueError(f"{sample.id}: {len(sample.steps)} step(s) but {len(outputs)} output(s)")
-    return SampleResult(tuple(_score_step(sample, i, output or "") for i, output in enumerate(outputs)))
+    return SampleResult(tuple(score_step(sample, i, output or "") for i, output in enumerate(outputs)))
 
 
-def _score_step(sample: Sample, index: int, output: str) -> StepResult:
+def score_step(sample: Sample, index: int, output: str) -> StepResult:
     step = sample.steps[index]
     if family(sample.category) == "special":
         return StepResult(step.id, output, None, check_special(sample.category, output, step.ground_truth))

@@ -3,21 +3,20 @@ can be overridden in a ``conftest.py`` like ordinary fixtures."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from pytest_toolcall.client import ChatRequest, Model, ModelSettings, RequestError, build_model
+from pytest_toolcall.client import Model, RequestError
 from pytest_toolcall.collect import CATALOG
 from pytest_toolcall.datasets.acebench import Sample
 from pytest_toolcall.options import Settings
-from pytest_toolcall.oracle import acebench_answer
-from pytest_toolcall.prompts import Prompts, single_turn_messages
+from pytest_toolcall.prompts import Prompts
 from pytest_toolcall.records import RECORD, new_record
+from pytest_toolcall.work import ModelWork
 
 SETTINGS = pytest.StashKey[Settings]()
+WORK = pytest.StashKey[ModelWork]()
 
 
 @pytest.fixture(scope="session")
@@ -26,24 +25,10 @@ def toolcall_settings(pytestconfig: pytest.Config) -> Settings:
 
 
 @pytest.fixture(scope="session")
-def toolcall_model(toolcall_settings: Settings) -> Iterator[Model]:
-    """The model under test (the openai SDK against the configured endpoint, or the oracle)."""
-    s = toolcall_settings
-    model = build_model(
-        ModelSettings(
-            model=s.model,
-            base_url=s.base_url,
-            api_key=s.api_key,
-            temperature=s.temperature,
-            max_tokens=s.max_tokens,
-            extra_body=s.extra_body,
-            timeout=s.timeout,
-            max_retries=s.max_retries,
-            concurrency=s.concurrency,
-        )
-    )
-    yield model
-    model.close()
+def toolcall_model(pytestconfig: pytest.Config) -> Model:
+    """The model under test (the openai SDK against the configured endpoint, or the oracle), behind
+    the response store."""
+    return pytestconfig.stash[WORK].model
 
 
 @pytest.fixture(scope="session")
@@ -63,29 +48,16 @@ def toolcall_record(request: pytest.FixtureRequest) -> dict[str, Any]:
 
 @pytest.fixture
 def acebench_outputs(
-    acebench_sample: Sample,
-    toolcall_model: Model,
-    acebench_prompts: Prompts,
-    toolcall_record: dict[str, Any],
+    request: pytest.FixtureRequest, acebench_sample: Sample, toolcall_record: dict[str, Any]
 ) -> list[str | None]:
-    """The model's answer to every step of the unit (steps are teacher-forced, so all go at once)."""
-    sample = acebench_sample
-    requests = [
-        ChatRequest(
-            single_turn_messages(acebench_prompts, sample.lang, sample.category, step),
-            reference=acebench_answer(sample.lang, sample.category, step),
-        )
-        for step in sample.steps
-    ]
-    started = time.perf_counter()
-    futures = [toolcall_model.submit(request) for request in requests]
+    """The model's answer to every step of the unit, usually already fetched by the prefetcher."""
+    job = request.config.stash[WORK].prefetcher.take(request.node)
     try:
-        responses = [future.result() for future in futures]
+        responses = job.result()
     except RequestError as exc:
         toolcall_record["error"] = str(exc)
         pytest.fail(f"request failed: {exc}", pytrace=False)
-    finally:
-        toolcall_record["latency_s"] = round(time.perf_counter() - started, 4)
+    toolcall_record["latency_s"] = round(max(r.latency_s for r in responses), 4)
     outputs = [response.content for response in responses]
     toolcall_record["output"] = outputs[0] if len(outputs) == 1 else outputs
     return outputs

@@ -17,6 +17,8 @@ import pytest
 
 from pytest_toolcall.datasets.acebench import LANGUAGES
 
+MODES = ("read-write", "read-only", "replay", "off")
+
 
 @dataclass(frozen=True)
 class Option:
@@ -56,6 +58,13 @@ OPTIONS = (
     Option("temperature", "sampling temperature (official ACEBench runner: 0.7)", default="0.7"),
     Option("max-tokens", "max_tokens per answer (official ACEBench runner: 1200)", default="1200", metavar="N"),
     Option("extra-body", "JSON object merged into every request body", metavar="JSON"),
+    Option("cache", "response store folder, or 'off' (default: under pytest's cache dir)", metavar="DIR|off"),
+    Option(
+        "cache-mode",
+        "read-write, read-only, replay (no network: a missing response is an error) or off",
+        default="read-write",
+        metavar="MODE",
+    ),
     Option("report", "write the JSON report to PATH", metavar="PATH"),
     Option("fail-under", "quality gate, e.g. overall=0.8,atom=0.9", metavar="METRIC=VALUE,..."),
     Option("max-errors", "request errors the gate tolerates", default="0", metavar="N"),
@@ -87,6 +96,8 @@ class Settings:
     temperature: float | None
     max_tokens: int | None
     extra_body: dict[str, Any]
+    cache: Path | None  # None: the default location under pytest's cache dir
+    cache_mode: str
     report: Path | None
     fail_under: str | None
     max_errors: int
@@ -116,6 +127,8 @@ class Settings:
             temperature=_number("temperature", raw["temperature"], float, minimum=0.0, none="none"),
             max_tokens=_number("max-tokens", raw["max-tokens"], int, minimum=1, none="none"),
             extra_body=_json_object("extra-body", raw["extra-body"]),
+            cache=Path(raw["cache"]).expanduser() if raw["cache"] and raw["cache"] != "off" else None,
+            cache_mode="off" if raw["cache"] == "off" else _choices("cache-mode", raw["cache-mode"], MODES)[0],
             report=Path(raw["report"]) if raw["report"] else None,
             fail_under=raw["fail-under"] or None,
             max_errors=_number("max-errors", raw["max-errors"], int, minimum=0),

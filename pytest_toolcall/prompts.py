@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_toolcall.datasets.acebench import DataError, Step
+from pytest_toolcall.client import ChatRequest
+from pytest_toolcall.datasets.acebench import DataError, Sample, Step
+from pytest_toolcall.oracle import acebench_answer
 
 PROMPT_FILE = {lang: f"model_inference/prompt_{lang}.py" for lang in ("en", "zh")}
 
@@ -67,3 +69,14 @@ def single_turn_messages(prompts: Prompts, lang: str, category: str, step: Step)
 def function_list(functions: Any) -> list[Any]:
     """The official runner wraps a lone spec (dict or string) in a list."""
     return [functions] if isinstance(functions, (dict, str)) else functions
+
+
+def acebench_requests(prompts: Prompts, sample: Sample) -> list[ChatRequest]:
+    """One request per step (normal multi-turn steps are teacher-forced, so they are independent)."""
+    return [
+        ChatRequest(
+            single_turn_messages(prompts, sample.lang, sample.category, step),
+            reference=acebench_answer(sample.lang, sample.category, step),
+        )
+        for step in sample.steps
+    ]

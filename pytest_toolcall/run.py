@@ -13,6 +13,7 @@ from pytest_toolcall.datasets import acebench
 from pytest_toolcall.metrics import acebench_metrics
 from pytest_toolcall.options import Settings
 from pytest_toolcall.records import RECORD, RecordCollector, sanitize
+from pytest_toolcall.work import ModelWork
 
 
 class ToolcallRun:
@@ -71,6 +72,20 @@ class ToolcallRun:
 
     # --- per item ------------------------------------------------------------------------------
 
+    @property
+    def work(self) -> ModelWork:
+        if fixtures.WORK not in self.config.stash:
+            self.config.stash[fixtures.WORK] = ModelWork(self.config, self.settings, self.catalog)
+        return self.config.stash[fixtures.WORK]
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+        self.work.before(item)  # start the model work of the items coming next
+        try:
+            return (yield)
+        finally:
+            self.work.after(item.session)
+
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
         record = item.stash.get(RECORD, None)
@@ -89,6 +104,8 @@ class ToolcallRun:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if fixtures.WORK in self.config.stash:
+            self.config.stash[fixtures.WORK].close()  # nothing keeps running after the session
         if self.is_worker:
             return
         samples = list(self.collector.records.values())

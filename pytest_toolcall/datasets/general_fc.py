@@ -1,0 +1,213 @@
+"""general_fc data: JSON Lines of ``messages``, ``tools`` and ``should_call_tool`` (``general-fc.md`` §1).
+
+One line is one sample; its identity is the file stem and its 0-based line index, so ids stay stable
+when other lines are bad. A line that cannot be sent or scored (not JSON, a missing field, a tool
+without a name...) is dropped and reported. A line whose tool schema can never validate (invalid
+JSON Schema, missing or empty ``parameters``, a name shadowed by an earlier tool) is *kept*: §6.4 says
+to send data as given and let such calls score invalid, and §4.3 asks for the schema to be reported;
+its message is in the problems and on ``sample.warnings``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from jsonschema.exceptions import SchemaError
+
+from pytest_toolcall.datasets.acebench import DataError
+
+FIELDS = ("messages", "tools", "should_call_tool")
+
+
+@dataclass(frozen=True)
+class GeneralFCSample:
+    file: Path
+    stem: str  # file stem, the first part of the item id
+    index: int  # 0-based line index in the file (blank and bad lines count)
+    line: int  # 1-based line number, for messages
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    should_call_tool: bool
+    source: str  # "path:line"
+    #: Tool-schema problems of a kept line (each also in the problems ``load_file`` returns).
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def id(self) -> str:
+        """``<stem>/<index>``, as in node ids."""
+        return f"{self.stem}/{self.index}"
+
+
+class LineProblem(Exception):
+    """Why one line is dropped (internal: becomes a problem message)."""
+
+
+def load_file(path: str | Path) -> tuple[list[GeneralFCSample], list[str]]:
+    """The samples of one file, and one message per line that is dropped or kept with a warning.
+
+    A missing or unreadable file raises ``DataError``.
+    """
+    path = Path(path)
+    try:
+        # utf-8-sig: a leading byte-order mark is common in hand-edited files and harmless.
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise DataError(f"{path}: file not found") from None
+    except IsADirectoryError:
+        raise DataError(f"{path}: is a directory, expected a .jsonl file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(f"{path}: cannot read: {exc}") from None
+    samples: list[GeneralFCSample] = []
+    problems: list[str] = []
+    # Split on "\n" only: str.splitlines() would also split on U+2028/U+2029, which JSON allows raw
+    # inside strings.
+    for index, raw in enumerate(text.split("\n")):
+        line = raw.removesuffix("\r")
+        if not line.strip():
+            continue
+        where = f"{path}:{index + 1}"
+        try:
+            messages, tools, label = _parse_line(line)
+        except LineProblem as exc:
+            problems.append(f"{where}: {exc}")
+            continue
+        warnings = tuple(f"{where}: {w}" for w in tool_warnings(tools))
+        if warnings:
+            problems.append("; ".join(warnings) + " (line kept: calls to that tool score invalid)")
+        samples.append(GeneralFCSample(path, path.stem, index, index + 1, messages, tools, label, where, warnings))
+    # A final newline leaves an empty last piece: it is skipped like any blank line.
+    return samples, problems
+
+
+def _parse_line(line: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], bool]:
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise LineProblem(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(row, dict):
+        raise LineProblem(f"expected a JSON object, got {_json_type(row)}")
+    missing = [f for f in FIELDS if f not in row]
+    if missing:
+        raise LineProblem(f"missing field{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+    label = row["should_call_tool"]
+    if not isinstance(label, bool):  # 0/1 or "true" are not accepted: the label decides every verdict
+        raise LineProblem(f"should_call_tool must be a boolean, got {_json_type(label)} {_json(label)}")
+    messages = _decoded(row, "messages")
+    tools = _decoded(row, "tools")
+    _check_messages(messages)
+    _check_tools(tools)
+    return messages, tools, label
+
+
+def _decoded(row: dict[str, Any], field: str) -> Any:
+    """The field's list; §1 allows a JSON string holding it."""
+    value = row[field]
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise LineProblem(f"{field} is a string but not valid JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(value, list):
+        raise LineProblem(f"{field} must be a list, got {_json_type(value)}")
+    if not value:
+        # Empty messages cannot be sent; an empty tools list is rejected by OpenAI-style servers and
+        # leaves nothing to call.
+        raise LineProblem(f"{field} is empty")
+    return value
+
+
+def _check_messages(messages: list[Any]) -> None:
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict):
+            raise LineProblem(f"messages[{i}] must be an object, got {_json_type(message)}")
+        if not isinstance(message.get("role"), str) or not message["role"]:
+            raise LineProblem(f"messages[{i}] has no role")
+
+
+def _check_tools(tools: list[Any]) -> None:
+    for i, tool in enumerate(tools):
+        if not isinstance(tool, dict):
+            raise LineProblem(f"tools[{i}] must be an object, got {_json_type(tool)}")
+        function = tool.get("function")
+        if not isinstance(function, dict):
+            raise LineProblem(f"tools[{i}] has no function object")
+        name = function.get("name")
+        if not isinstance(name, str) or not name:
+            raise LineProblem(f"tools[{i}].function has no name")
+
+
+def tool_warnings(tools: list[dict[str, Any]]) -> list[str]:
+    """Tools no call can ever validate against (§4.3): reported, never fatal (§6.4)."""
+    warnings = []
+    seen: dict[str, int] = {}
+    for i, tool in enumerate(tools):
+        function = tool["function"]
+        name = function["name"]
+        if name in seen:
+            # §4.3.1: calls are looked up by the first tool of that name; this one is never used.
+            warnings.append(
+                f"tools[{i}].function.name {name!r} repeats tools[{seen[name]}]: calls are checked against "
+                f"tools[{seen[name]}] only"
+            )
+            continue
+        seen[name] = i
+        if "parameters" not in function:
+            warnings.append(f"tools[{i}].function has no parameters: no call to {name!r} can validate")
+            continue
+        parameters = function["parameters"]
+        if not parameters:
+            warnings.append(
+                f"tools[{i}].function.parameters is empty ({_json(parameters)}): no call to {name!r} can validate"
+            )
+            continue
+        reason = schema_problem(parameters)
+        if reason:
+            warnings.append(f"tools[{i}].function.parameters is not a valid JSON Schema: {reason}")
+    return warnings
+
+
+def schema_problem(schema: Any) -> str:
+    """Why ``schema`` is not a valid JSON Schema for the draft its ``$schema`` names (default 2020-12); ""
+    when it is."""
+    if not isinstance(schema, (dict, bool)):
+        return f"expected an object, got {_json_type(schema)}"
+    try:
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        cls.check_schema(schema)
+    except SchemaError as exc:
+        return describe_error(exc)
+    except Exception as exc:  # e.g. an unhashable "$schema" value
+        return f"{type(exc).__name__}: {exc}"
+    return ""
+
+
+def describe_error(exc: jsonschema.ValidationError | SchemaError) -> str:
+    """The error message, with where it applies when that is not the top level."""
+    message = _short(exc.message, 200)
+    if exc.absolute_path:
+        return f"{message} (at {'/'.join(map(str, exc.absolute_path))})"
+    return message
+
+
+def _json_type(value: Any) -> str:
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def _json(value: Any, limit: int = 60) -> str:
+    return _short(json.dumps(value, ensure_ascii=False), limit)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,151 @@
+"""Keep the endpoint busy: start the model work of upcoming items while pytest runs them in order.
+
+Before each item runs, the work of the items after it is started until about twice the
+concurrency is queued or in flight, so each item mostly finds its answers ready. Work is started in
+run order, only for items that will run (pytest's own order without xdist, the worker's queue with
+it), and everything not yet sent is cancelled when the session stops (``-x``, ``--maxfail``, Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Protocol
+
+import pytest
+
+from pytest_toolcall.client import ChatRequest, ChatResponse, Model
+
+
+class Job(Protocol):
+    def start(self) -> None: ...
+
+    def pending(self) -> int:
+        """Requests queued or in flight."""
+        ...
+
+    def result(self) -> Any: ...
+
+    def cancel(self) -> None: ...
+
+
+class RequestsJob:
+    """Independent requests (one sample, or the teacher-forced steps of a dialogue)."""
+
+    def __init__(self, model: Model, requests: list[ChatRequest]) -> None:
+        self.model = model
+        self.requests = requests
+        self.futures: list[Future[ChatResponse]] = []
+
+    def start(self) -> None:
+        self.futures = [self.model.submit(request) for request in self.requests]
+
+    def pending(self) -> int:
+        return sum(not f.done() for f in self.futures)
+
+    def result(self) -> list[ChatResponse]:
+        return [future.result() for future in self.futures]
+
+    def cancel(self) -> None:
+        for future in self.futures:
+            future.cancel()
+
+
+class ThreadJob:
+    """Sequential work (an agent rollout) on a thread of its own, so it never blocks other items."""
+
+    def __init__(self, pool: ThreadPoolExecutor, fn: Callable[[], Any]) -> None:
+        self.pool = pool
+        self.fn = fn
+        self.future: Future[Any] | None = None
+
+    def start(self) -> None:
+        self.future = self.pool.submit(self.fn)
+
+    def pending(self) -> int:
+        return int(self.future is not None and not self.future.done())
+
+    def result(self) -> Any:
+        assert self.future is not None
+        return self.future.result()
+
+    def cancel(self) -> None:
+        if self.future is not None:
+            self.future.cancel()
+
+
+class Prefetcher:
+    def __init__(self, build: Callable[[pytest.Item], Job | None], lookahead: int) -> None:
+        self.build = build
+        self.lookahead = lookahead
+        #: Started and not yet taken, in start order. Bounded, so a fully cached run (every job done
+        #: at once) does not start the whole session ahead.
+        self.jobs: dict[str, Job] = {}
+        self.max_started = max(2 * lookahead, 32)
+        self.stopped = False
+
+    def advance(self, upcoming: Iterable[pytest.Item]) -> None:
+        """Start the work of ``upcoming`` items (in run order) until the lookahead is full."""
+        if self.stopped:
+            return
+        in_flight = sum(job.pending() for job in self.jobs.values())
+        for item in upcoming:
+            if in_flight >= self.lookahead or len(self.jobs) >= self.max_started:
+                break
+            if item.nodeid in self.jobs:
+                continue
+            job = self.build(item)
+            if job is None:
+                continue
+            job.start()
+            self.jobs[item.nodeid] = job
+            in_flight += job.pending()
+
+    def take(self, item: pytest.Item) -> Job:
+        """The item's job, started now if it was not already; forgotten once taken."""
+        job = self.jobs.pop(item.nodeid, None)
+        if job is None:
+            job = self.build(item)
+            assert job is not None, f"{item.nodeid} has no model work"
+            job.start()
+        return job
+
+    def stop(self) -> None:
+        """No new work from now on; work not yet sent is cancelled."""
+        self.stopped = True
+        for job in self.jobs.values():
+            job.cancel()
+        self.jobs.clear()
+
+
+class RunOrder:
+    """Which items run next in this process: pytest's order, or the xdist worker's queue."""
+
+    def __init__(self, session: pytest.Session) -> None:
+        self.items = session.items
+        self.position = {id(item): i for i, item in enumerate(self.items)}
+        self.queue = _xdist_queue(session.config)
+
+    def upcoming(self, current: pytest.Item) -> Iterator[pytest.Item]:
+        yield current
+        if self.queue is not None:
+            with self.queue.lock() as indices:
+                pending = [i for i in indices if isinstance(i, int)]
+            yield from (self.items[i] for i in pending)
+        elif id(current) in self.position:
+            yield from itertools.islice(self.items, self.position[id(current)] + 1, None)
+
+
+def _xdist_queue(config: pytest.Config) -> Any:
+    """The worker's queue of item indices (xdist's ``WorkerInteractor.torun``) under xdist.
+
+    Not a public xdist API: without it, each item's work simply starts when the item runs.
+    """
+    if not hasattr(config, "workerinput"):
+        return None
+    for plugin in config.pluginmanager.get_plugins():
+        queue = getattr(plugin, "torun", None)
+        if type(plugin).__name__ == "WorkerInteractor" and hasattr(queue, "lock"):
+            return queue
+    return None

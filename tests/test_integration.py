@@ -1,0 +1,170 @@
+"""End to end through the real ``openai`` client against a real local chat-completions server:
+aggregates under xdist, the response store (resume, replay, concurrent workers), ``-x``."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolcall.datasets.acebench import NORMAL, SPECIAL, load_category
+from pytest_toolcall.prompts import Prompts, acebench_requests
+from tests.chat_server import ChatServer, Reply
+
+API_KEY = "sk-test-KEY-1234567890-never-leak"
+LIMIT = 3
+WRONG = {"normal_atom_enum_1", "special_irrelevant_0", "normal_multi_turn_user_switch_2"}
+
+
+def answers(root: Path, langs: tuple[str, ...] = ("en",)) -> tuple[dict[str, str], int]:
+    """The oracle answer of every selected request, keyed by its user message; and the number of
+    requests. Samples in WRONG are answered with a wrong call instead."""
+    prompts = Prompts.load(root)
+    table: dict[str, str] = {}
+    count = 0
+    for lang in langs:
+        for category in NORMAL + SPECIAL:
+            for sample in load_category(root, lang, category)[:LIMIT]:
+                for request in acebench_requests(prompts, sample):
+                    key = request.messages[0]["content"] + request.messages[1]["content"]
+                    table[key] = "[wrong_call(x=1)]" if sample.id in WRONG else request.reference
+                    count += 1
+    return table, count
+
+
+@pytest.fixture(scope="module")
+def answer_table(acebench_root: Path) -> tuple[dict[str, str], int]:
+    return answers(acebench_root)
+
+
+@pytest.fixture
+def server(answer_table: tuple[dict[str, str], int]) -> Iterator[ChatServer]:
+    table, _ = answer_table
+
+    def respond(body: dict[str, Any]) -> Reply:
+        messages = body["messages"]
+        return Reply(content=table.get(messages[0]["content"] + messages[1]["content"], "no idea"))
+
+    with ChatServer(respond, latency=0.01) as srv:
+        yield srv
+
+
+@pytest.fixture
+def model_args(acebench_root: Path, server: ChatServer, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    return [
+        "--toolcall-model=test-model",
+        f"--toolcall-base-url={server.base_url}",
+        f"--toolcall-data-dir={acebench_root}",
+        f"--toolcall-limit={LIMIT}",
+        "--toolcall-report=report.json",
+        "-p",
+        "no:randomly",
+    ]
+
+
+def metrics(pytester: pytest.Pytester) -> dict[str, Any]:
+    return json.loads((pytester.path / "report.json").read_text())["metrics"]
+
+
+EXPECTED: dict[str, Any] = {}
+
+
+@pytest.mark.parametrize("dist", [[], ["-n", "0"], ["-n", "2"]], ids=["no-xdist", "n0", "n2"])
+def test_real_client_same_numbers_under_xdist(
+    pytester: pytest.Pytester, model_args: list[str], server: ChatServer, answer_table: Any, dist: list[str]
+) -> None:
+    result = pytester.runpytest(*model_args, "--toolcall-cache=off", *dist)
+    result.assert_outcomes(passed=15 * LIMIT - len(WRONG), failed=len(WRONG))
+    _, requests = answer_table
+    assert server.count == requests  # every step asked once, nothing more
+    assert set(server.auth_headers) == {f"Bearer {API_KEY}"}
+    sent = server.requests[0]
+    assert (sent["model"], sent["temperature"], sent["max_tokens"]) == ("test-model", 0.7, 1200)
+    en = metrics(pytester)["acebench/en"]
+    assert en["categories"]["normal_atom_enum"]["accuracy"] == round(2 / 3, 3)
+    assert en["categories"]["special_irrelevant"]["accuracy"] == 2 / 3
+    assert metrics(pytester) == EXPECTED.setdefault("metrics", metrics(pytester))
+
+
+def test_store_serves_reruns_and_replay(pytester: pytest.Pytester, model_args: list[str], server: ChatServer) -> None:
+    store = pytester.path / "store"
+    first = pytester.runpytest(*model_args, f"--toolcall-cache={store}")
+    first.assert_outcomes(passed=15 * LIMIT - len(WRONG), failed=len(WRONG))
+    sent = server.count
+    rows = sqlite3.connect(store / "responses.sqlite3").execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+    assert rows == sent
+    again = pytester.runpytest(*model_args, f"--toolcall-cache={store}", "--lf")
+    again.assert_outcomes(failed=len(WRONG))
+    assert server.count == sent  # answered from the store
+    server.stop()
+    replay = pytester.runpytest(*model_args, f"--toolcall-cache={store}", "--toolcall-cache-mode=replay")
+    replay.assert_outcomes(passed=15 * LIMIT - len(WRONG), failed=len(WRONG))
+    assert metrics(pytester)["acebench/en"]["overall"] > 0
+    assert API_KEY.encode() not in (store / "responses.sqlite3").read_bytes()
+
+
+def test_replay_without_a_stored_response_is_an_error(
+    pytester: pytest.Pytester, model_args: list[str], server: ChatServer
+) -> None:
+    store = pytester.path / "empty-store"
+    result = pytester.runpytest(*model_args, f"--toolcall-cache={store}", "--toolcall-cache-mode=replay", "-k", "bool")
+    result.assert_outcomes(errors=LIMIT)
+    assert server.count == 0
+    assert "replay mode: no stored response" in result.stdout.str()
+
+
+def test_two_workers_write_the_store_at_once(
+    pytester: pytest.Pytester, model_args: list[str], server: ChatServer, answer_table: Any
+) -> None:
+    store = pytester.path / "store"
+    pytester.runpytest(*model_args, f"--toolcall-cache={store}", "-n", "2").assert_outcomes(
+        passed=15 * LIMIT - len(WRONG), failed=len(WRONG)
+    )
+    _, requests = answer_table
+    db = sqlite3.connect(store / "responses.sqlite3")
+    assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == requests == server.count
+
+
+def test_exitfirst_stops_new_requests(pytester: pytest.Pytester, model_args: list[str], server: ChatServer) -> None:
+    server.latency = 0.05
+    concurrency = 2
+    args = [*model_args, "--toolcall-cache=off", f"--toolcall-concurrency={concurrency}", "-x"]
+    result = pytester.runpytest(*args, "-k", "enum or number or list")  # normal_atom_enum_1 fails second
+    result.assert_outcomes(passed=1, failed=1)
+    time.sleep(0.3)  # anything still in flight would have arrived by now
+    # The two items that ran, plus at most the prefetch lookahead (2 × concurrency).
+    assert server.count <= 2 + 2 * concurrency
+
+
+def test_killed_run_resumes_without_resending(
+    pytester: pytest.Pytester, model_args: list[str], server: ChatServer, answer_table: Any
+) -> None:
+    server.latency = 0.2
+    store = pytester.path / "store"
+    args = [sys.executable, "-m", "pytest", *model_args, f"--toolcall-cache={store}", "--toolcall-concurrency=2"]
+    env = {**os.environ, "OPENAI_API_KEY": API_KEY}
+    proc = subprocess.Popen(args, cwd=pytester.path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while server.count < 8 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    stored = sqlite3.connect(store / "responses.sqlite3").execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+    assert 0 < stored < server.count + 1
+    before = server.count
+    server.latency = 0.0
+    pytester.runpytest(*model_args, f"--toolcall-cache={store}").assert_outcomes(
+        passed=15 * LIMIT - len(WRONG), failed=len(WRONG)
+    )
+    _, requests = answer_table
+    assert server.count - before == requests - stored

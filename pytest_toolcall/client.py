@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
 import random
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import openai
+if TYPE_CHECKING:
+    import openai
 
 ORACLE = "oracle"
 
@@ -102,6 +104,8 @@ class OpenAIModel:
         self._client, self._slots = asyncio.run_coroutine_threadsafe(self._open(), self._loop).result()
 
     async def _open(self) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
+        import openai  # imported only when a real endpoint is used: it takes about a second
+
         client = openai.AsyncOpenAI(
             api_key=self.settings.api_key or "unset",
             base_url=self.settings.base_url,
@@ -143,18 +147,18 @@ class OpenAIModel:
                 await asyncio.sleep(delay)
 
     async def _create(self, request: ChatRequest) -> Any:
+        """POST the body as built here, through the SDK's documented generic ``post``: the SDK
+        adds auth, base URL, timeouts and error types, but neither rewrites ``messages``/``tools``
+        nor builds typed response objects (a few ms of CPU per request, which limits throughput)."""
         settings = self.settings
-        body: dict[str, Any] = {"temperature": settings.temperature, "max_tokens": settings.max_tokens}
-        body.update(request.sampling)
-        kwargs = {k: v for k, v in body.items() if v is not None}
+        body: dict[str, Any] = {"model": settings.model, "messages": request.messages}
         if request.tools is not None:
-            kwargs["tools"] = request.tools
-        return await self._client.chat.completions.create(
-            model=settings.model,
-            messages=request.messages,  # type: ignore[arg-type]
-            extra_body=settings.extra_body or None,
-            **kwargs,
-        )
+            body["tools"] = request.tools
+        sampling = {"temperature": settings.temperature, "max_tokens": settings.max_tokens, **request.sampling}
+        body.update((k, v) for k, v in sampling.items() if v is not None)
+        body.update(settings.extra_body)
+        content = await self._client.post("/chat/completions", cast_to=bytes, body=body)
+        return json.loads(content)
 
     def _retry_delay(self, exc: Exception, attempt: int) -> float | None:
         """Seconds to wait before retrying, or None when the error is final."""
@@ -166,6 +170,8 @@ class OpenAIModel:
         return min(20.0, 0.5 * 2**attempt) * random.uniform(0.5, 1.5)
 
     def _describe(self, exc: Exception, attempt: int) -> str:
+        import openai
+
         tries = f"after {attempt + 1} attempt(s)"
         if isinstance(exc, openai.APIStatusError) and not _retryable(exc):
             text = f"HTTP {exc.status_code} (not retried): {exc.message}"
@@ -176,6 +182,8 @@ class OpenAIModel:
 
 
 def _retryable(exc: Exception) -> bool:
+    import openai
+
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code == 429 or exc.status_code >= 500
     # Connection resets, timeouts, bodies that are not JSON or not a completion.
@@ -183,6 +191,8 @@ def _retryable(exc: Exception) -> bool:
 
 
 def _retry_after(exc: Exception) -> float | None:
+    import openai
+
     if not isinstance(exc, openai.APIStatusError):
         return None
     value = exc.response.headers.get("retry-after")
@@ -193,16 +203,26 @@ def _retry_after(exc: Exception) -> float | None:
 
 
 def _response(completion: Any, latency: float) -> ChatResponse:
-    choices = getattr(completion, "choices", None)
-    if not choices:
-        raise ValueError("the response has no choices")
-    choice = choices[0]
-    message = choice.message
-    calls = [
-        {"id": call.id, "name": call.function.name, "arguments": call.function.arguments}
-        for call in (message.tool_calls or [])
-        if getattr(call, "function", None) is not None
-    ]
-    extra = message.model_extra or {}
-    reasoning = extra.get("reasoning_content") or extra.get("reasoning")
-    return ChatResponse(message.content, choice.finish_reason, calls, reasoning, latency)
+    """Read a chat.completion body; anything that is not one raises ValueError (retried)."""
+    try:
+        choice = completion["choices"][0]
+        message = choice["message"]
+        calls = [
+            {"id": call.get("id"), "name": call["function"]["name"], "arguments": call["function"].get("arguments")}
+            for call in message.get("tool_calls") or []
+            if call.get("function")
+        ]
+        content = _text(message.get("content"))
+        reasoning = message.get("reasoning_content") or message.get("reasoning")
+        return ChatResponse(content, choice.get("finish_reason"), calls, reasoning, latency)
+    except (KeyError, IndexError, TypeError, AttributeError) as exc:
+        raise ValueError(f"not a chat completion ({type(exc).__name__}: {exc})") from None
+
+
+def _text(content: Any) -> str | None:
+    """Message content as text: some servers send a list of parts."""
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return str(content)

@@ -30,6 +30,8 @@ class Catalog:
     root: Path | None = None
     prompts: Prompts | None = None
     samples: list[Sample] = field(default_factory=list)
+    #: Units per (language, category) in the data, before ``--toolcall-limit``.
+    sizes: dict[tuple[str, str], int] = field(default_factory=dict)
     #: (collector name, message) for every part of the data that could not be loaded.
     problems: list[tuple[str, str]] = field(default_factory=list)
 
@@ -64,6 +66,7 @@ def load_catalog(settings: Settings, root: Path | None) -> Catalog:
                 except DataError as exc:
                     catalog.problems.append((f"acebench[{lang}/{category}]", str(exc)))
                     continue
+                catalog.sizes[(lang, category)] = len(samples)
                 catalog.samples.extend(samples[: settings.limit])
     return catalog
 

@@ -37,12 +37,15 @@ class RequestsJob:
         self.model = model
         self.requests = requests
         self.futures: list[Future[ChatResponse]] = []
+        self._open: list[Future[ChatResponse]] = []
 
     def start(self) -> None:
         self.futures = [self.model.submit(request) for request in self.requests]
+        self._open = [f for f in self.futures if not f.done()]
 
     def pending(self) -> int:
-        return sum(not f.done() for f in self.futures)
+        self._open = [f for f in self._open if not f.done()]  # called often: only look at open ones
+        return len(self._open)
 
     def result(self) -> list[ChatResponse]:
         return [future.result() for future in self.futures]

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from pytest_toolcall import __version__, collect, fixtures, gate, items, report, summary
-from pytest_toolcall.datasets import acebench
 from pytest_toolcall.metrics import acebench_metrics
 from pytest_toolcall.options import Settings
 from pytest_toolcall.records import RECORD, RecordCollector, sanitize
@@ -109,7 +108,7 @@ class ToolcallRun:
         if self.is_worker:
             return
         samples = list(self.collector.records.values())
-        self.metrics = acebench_metrics(samples, self.catalog_sizes())
+        self.metrics = acebench_metrics(samples, self.catalog.sizes)
         xml = self.config.stash.get(_junit_key(), None) if _junit_key() else None
         if xml is not None:
             for name, value in report.suite_properties(self.metrics):
@@ -122,18 +121,6 @@ class ToolcallRun:
             self.shortfalls = gate.evaluate(thresholds, self.metrics, errors, self.settings.max_errors)
             if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED if self.shortfalls else pytest.ExitCode.OK
-
-    def catalog_sizes(self) -> dict[tuple[str, str], int]:
-        sizes: dict[tuple[str, str], int] = {}
-        if self.root is None:
-            return sizes
-        for lang in self.settings.langs:
-            for category in acebench.NORMAL + acebench.SPECIAL:
-                try:
-                    sizes[(lang, category)] = len(acebench.load_category(self.root, lang, category))
-                except acebench.DataError:
-                    pass  # already reported as a collection error
-        return sizes
 
     def json_report(self, samples: list[dict[str, Any]]) -> dict[str, Any]:
         s = self.settings

@@ -13,6 +13,7 @@ SIGINT, then prints one JSON line of counters.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import itertools
 import json
 import random
@@ -67,14 +68,20 @@ def message_text(body: dict[str, Any]) -> str:
 class ScriptResponder:
     """First rule whose match fits the request wins; ``default`` otherwise.
 
-    A string match is a substring of :func:`message_text`; a callable gets the body.
+    A string match is a substring of :func:`message_text`; a callable gets the body. ``answers``
+    (checked first, in constant time: benchmarks script thousands of requests) maps the
+    :func:`text_key` of a request's whole message text to its reply.
     """
 
     rules: list[tuple[Match, Reply]] = field(default_factory=list)
     default: Reply = field(default_factory=Reply)
+    answers: dict[str, Reply] = field(default_factory=dict)
 
     def __call__(self, body: dict[str, Any]) -> Reply:
         text = message_text(body)
+        answer = self.answers.get(text_key(text)) if self.answers else None
+        if answer is not None:
+            return answer
         for match, reply in self.rules:
             if match(body) if callable(match) else match in text:
                 return reply
@@ -82,10 +89,16 @@ class ScriptResponder:
 
     @classmethod
     def from_file(cls, path: str | Path) -> ScriptResponder:
-        """Load ``{"rules": [{"match": str, "reply": {...}}], "default": {...}}``."""
+        """Load ``{"rules": [{"match": str, "reply": {...}}], "default": {...}, "answers": {key: {...}}}``."""
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         rules: list[tuple[Match, Reply]] = [(r["match"], Reply(**r["reply"])) for r in data.get("rules", [])]
-        return cls(rules, Reply(**data.get("default", {})))
+        answers = {key: Reply(**reply) for key, reply in data.get("answers", {}).items()}
+        return cls(rules, Reply(**data.get("default", {})), answers)
+
+
+def text_key(text: str) -> str:
+    """The key of a request in ``ScriptResponder.answers``: sha256 of its message text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -161,7 +174,24 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server.chat.verbose:
             super().log_message(format, *args)
 
+    def do_GET(self) -> None:
+        # Counters for benchmark scripts that run the server as a subprocess.
+        if self.path.split("?")[0].rstrip("/") in ("/stats", "/v1/stats"):
+            return self._send(200, json.dumps(self.server.chat.stats()).encode())
+        return self._send(404, _error_body(404, f"unknown path {self.path}"))
+
     def do_POST(self) -> None:
+        chat = self.server.chat
+        with chat._lock:
+            chat.in_flight += 1
+            chat.max_in_flight = max(chat.max_in_flight, chat.in_flight)
+        try:
+            self._post()
+        finally:
+            with chat._lock:
+                chat.in_flight -= 1
+
+    def _post(self) -> None:
         chat = self.server.chat
         try:
             length = int(self.headers.get("Content-Length") or 0)
@@ -245,6 +275,8 @@ class ChatServer:
         self.auth_headers: list[str | None] = []
         # Every chat-completions POST, including faulted and unparseable ones.
         self.count = 0
+        self.in_flight = 0
+        self.max_in_flight = 0  # how busy clients keep the server: the most requests open at once
         self._faults_injected: dict[str, int] = {}
         self._seen: dict[str, int] = {}
         self._lock = threading.Lock()
@@ -270,7 +302,7 @@ class ChatServer:
             return dict(self._faults_injected)
 
     def stats(self) -> dict[str, Any]:
-        return {"requests": self.count, "faults": self.faults_injected}
+        return {"requests": self.count, "faults": self.faults_injected, "max_in_flight": self.max_in_flight}
 
     def start(self) -> Self:
         if self._thread is None:

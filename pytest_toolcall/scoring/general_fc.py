@@ -1,0 +1,302 @@
+"""general_fc scoring (``general-fc.md``): one response → verdict (§3, §4), records → metrics (§5).
+
+The validation is K2-Vendor-Verifier's (``validate_tool_call``), not evalscope's: the raw arguments
+string goes through ``json.loads``, the tool is the first of that name, the schema is checked first,
+no format checker, and an empty ``tool_calls`` list under ``finish_reason == "tool_calls"`` is invalid.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import jsonschema
+import referencing
+from jsonschema.exceptions import best_match
+
+from pytest_toolcall.client import ChatResponse
+from pytest_toolcall.datasets.general_fc import GeneralFCSample, describe_error, schema_problem
+from pytest_toolcall.ids import parse_nodeid
+
+TOOL_CALLS = "tool_calls"
+
+# Validation failure kinds, for the §5 histogram.
+UNKNOWN_TOOL = "unknown_tool"
+JSON_DECODE = "json_decode"
+SCHEMA_ERROR = "schema_error"
+EMPTY_TOOL_CALLS = "empty_tool_calls"
+INVALID_SCHEMA = "invalid_schema"
+MISSING_PARAMETERS = "missing_parameters"
+OTHER = "other"
+REASON_KINDS = (UNKNOWN_TOOL, JSON_DECODE, SCHEMA_ERROR, EMPTY_TOOL_CALLS, INVALID_SCHEMA, MISSING_PARAMETERS, OTHER)
+
+#: Record outcomes without an answer to score: excluded from every metric (§5, §7).
+ERROR, SKIPPED = "error", "skipped"
+
+_REASON_LIMIT = 300  # schema messages repeat the instance: keep failure texts readable
+
+
+@dataclass(frozen=True)
+class Failure:
+    kind: str  # one of REASON_KINDS
+    message: str
+
+
+@dataclass(frozen=True)
+class GeneralFCResult:
+    should_call_tool: bool
+    finish_reason: str | None
+    n_calls: int
+    pred: bool  # §3: finish_reason == "tool_calls", nothing else
+    valid: bool | None  # §4, only when pred; None otherwise
+    successful: bool  # pred and valid
+    passed: bool  # label true: successful; label false: not pred
+    reason: str  # why the sample failed, "" when it passed
+    reason_kind: str | None  # the validation failure kind when valid is False
+    validation_reason: str  # the validation failure, even when the decision already failed the sample
+
+    def record(self) -> dict[str, Any]:
+        """The fields a per-sample record needs for ``general_fc_metrics`` (plain builtins)."""
+        fields = asdict(self)
+        fields["schema_valid"] = fields.pop("valid")
+        return fields
+
+
+def score_response(sample: GeneralFCSample, response: ChatResponse) -> GeneralFCResult:
+    calls = response.tool_calls or []
+    pred = response.finish_reason == TOOL_CALLS
+    failure = validate_tool_calls(sample.tools, calls) if pred else None
+    valid = failure is None if pred else None
+    successful = pred and failure is None
+    if sample.should_call_tool:
+        passed = successful
+        if not pred:
+            reason = f"expected a tool call, got finish_reason {response.finish_reason!r}"
+            if calls:  # §3: calls returned under another finish reason do not count
+                reason += f" with {len(calls)} call(s) (only finish_reason 'tool_calls' counts)"
+        else:
+            reason = failure.message if failure else ""
+    else:
+        passed = not pred
+        if passed:
+            reason = ""
+        elif calls:
+            reason = f"expected no tool call, got {len(calls)} call(s)"
+        else:
+            reason = f"expected no tool call, got finish_reason {TOOL_CALLS!r} (with no tool_calls)"
+    return GeneralFCResult(
+        should_call_tool=sample.should_call_tool,
+        finish_reason=response.finish_reason,
+        n_calls=len(calls),
+        pred=pred,
+        valid=valid,
+        successful=successful,
+        passed=passed,
+        reason=reason,
+        reason_kind=failure.kind if failure else None,
+        validation_reason=failure.message if failure else "",
+    )
+
+
+def validate_tool_calls(tools: list[dict[str, Any]], calls: list[dict[str, Any]]) -> Failure | None:
+    """§4 for a response with pred = 1: None when every call validates, else the first failure."""
+    if not calls:
+        return Failure(EMPTY_TOOL_CALLS, f"finish_reason {TOOL_CALLS!r} with no tool_calls")  # §4.1
+    for number, call in enumerate(calls, start=1):  # §4.2: the first failure decides
+        failure = _validate_call(tools, call, number)
+        if failure is not None:
+            return failure
+    return None
+
+
+def _validate_call(tools: list[dict[str, Any]], call: dict[str, Any], number: int) -> Failure | None:
+    name = call.get("name")
+    # §4.3.1: the first tool of that name; a later tool with the same name is never consulted.
+    function = next((t["function"] for t in tools if t["function"]["name"] == name), None)
+    if function is None:
+        return Failure(UNKNOWN_TOOL, f"call {number}: unknown tool {name!r}")
+    where = f"call {number} ({name})"
+    # §4.3.2: missing and falsy parameters are both invalid (K2VV: `if not schema`).
+    if not function.get("parameters"):
+        state = "no parameters" if "parameters" not in function else "empty parameters"
+        return Failure(MISSING_PARAMETERS, f"{where}: tool {name!r} has {state}, no call to it can validate")
+    compiled = compile_schema(function["parameters"])
+    if compiled.problem:
+        problem = f"the tool's parameters are not a valid JSON Schema: {compiled.problem}"
+        return Failure(INVALID_SCHEMA, f"{where}: {problem}")
+    arguments = call.get("arguments")
+    if isinstance(arguments, str):  # §4.3.3: the raw string; an object from the server is validated as is
+        try:
+            arguments = json.loads(arguments)
+        except json.JSONDecodeError as exc:
+            return Failure(JSON_DECODE, f"{where}: arguments are not valid JSON: {exc}")
+    try:
+        error = best_match(compiled.validator.iter_errors(arguments))  # as jsonschema.validate reports
+    except Exception as exc:  # §4.3.5, e.g. an unresolvable $ref
+        return Failure(OTHER, _short(f"{where}: cannot validate: {exc or type(exc).__name__}"))
+    if error is not None:
+        return Failure(SCHEMA_ERROR, _short(f"{where}: {describe_error(error)}"))
+    return None
+
+
+@dataclass(frozen=True)
+class CompiledSchema:
+    validator: Any  # a jsonschema validator, None when the schema is invalid
+    problem: str  # "" when the schema is valid
+
+
+# Schemas are treated as immutable once scored. Two layers: by identity (a sample's schema object,
+# kept alive here so its id cannot be reused), then by canonical text (equal schemas on other lines).
+_BY_ID: dict[int, tuple[Any, CompiledSchema]] = {}
+_BY_TEXT: dict[str, CompiledSchema] = {}
+# No remote $ref retrieval while scoring (jsonschema's default registry would fetch over HTTP);
+# the meta-schemas stay resolvable.
+_REGISTRY: referencing.Registry[Any] = referencing.Registry()
+
+
+def compile_schema(schema: Any) -> CompiledSchema:
+    """The validator for ``schema`` (§4.3.4: class from ``$schema``, default Draft 2020-12, schema checked
+    first, no format checker), cached."""
+    hit = _BY_ID.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    try:
+        key: str | None = json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError):
+        key = None
+    compiled = _BY_TEXT.get(key) if key is not None else None
+    if compiled is None:
+        compiled = _compile(schema)
+        if key is not None:
+            _BY_TEXT[key] = compiled
+    _BY_ID[id(schema)] = (schema, compiled)
+    return compiled
+
+
+def _compile(schema: Any) -> CompiledSchema:
+    problem = schema_problem(schema)  # the loader's check, cached: usually already done at load time
+    if problem:
+        return CompiledSchema(None, problem)
+    try:
+        # default= also keeps an unknown $schema from warning: it falls back to 2020-12 quietly.
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        return CompiledSchema(cls(schema, registry=_REGISTRY), "")
+    except Exception as exc:
+        return CompiledSchema(None, f"{type(exc).__name__}: {exc}")
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= _REASON_LIMIT else text[: _REASON_LIMIT - 3] + "..."
+
+
+# ---- aggregates (§5) ------------------------------------------------------------------------------
+
+
+def is_scored(record: dict[str, Any]) -> bool:
+    """A record with an answer: request errors and skipped items count in no metric (§5, §7)."""
+    return record.get("outcome") not in (ERROR, SKIPPED)
+
+
+def record_pred(record: dict[str, Any]) -> bool:
+    return record.get("finish_reason") == TOOL_CALLS
+
+
+def general_fc_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """§5 over per-sample records (``should_call_tool``, ``finish_reason``, ``schema_valid``, ``outcome``,
+    optionally ``reason_kind``)."""
+    scored = [r for r in records if is_scored(r)]
+    confusion = _confusion([(record_pred(r), bool(r["should_call_tool"])) for r in scored])
+    attempts = confusion["TP"] + confusion["FP"]
+    successful = sum(1 for r in scored if record_pred(r) and r.get("schema_valid") is True)
+    # One failure kind per attempt that did not validate, whatever the label: the histogram adds up to
+    # count_finish_reason_tool_call - count_successful_tool_call.
+    failures = [r.get("reason_kind") or OTHER for r in scored if record_pred(r) and r.get("schema_valid") is not True]
+    return {
+        "n": len(records),
+        "scored": len(scored),
+        "errors": sum(1 for r in records if r.get("outcome") == ERROR),
+        "skipped": sum(1 for r in records if r.get("outcome") == SKIPPED),
+        "passed": sum(1 for r in scored if r.get("outcome") == "passed"),
+        **confusion,
+        "count_finish_reason_tool_call": attempts,
+        "count_successful_tool_call": successful,
+        "schema_accuracy": _ratio(successful, attempts),
+        **_prf(confusion),
+        "finish_reasons": _histogram(
+            "null" if r.get("finish_reason") is None else str(r["finish_reason"]) for r in scored
+        ),
+        "validation_failures": _histogram(failures),
+    }
+
+
+def trigger_agreement(records: list[dict[str, Any]], reference_records: list[dict[str, Any]]) -> dict[str, Any]:
+    """This run's call/no-call decisions against another run's (K2VV's vendor check, README metric
+    table): positive = called a tool (finish_reason "tool_calls") in the reference run.
+
+    Records pair by (file stem, line index): fields ``stem`` and ``index``, else the general_fc node id.
+    Only scored records take part; a key seen twice keeps its last record (counted in ``duplicates``).
+    """
+    here, here_dupes = _by_key(records)
+    there, there_dupes = _by_key(reference_records)
+    paired = sorted(here.keys() & there.keys())
+    confusion = _confusion([(record_pred(here[k]), record_pred(there[k])) for k in paired])
+    return {
+        "paired": len(paired),
+        "only_here": len(here.keys() - there.keys()),
+        "only_in_reference": len(there.keys() - here.keys()),
+        "duplicates": here_dupes + there_dupes,
+        **confusion,
+        "agreement": _ratio(confusion["TP"] + confusion["TN"], len(paired)),
+        **_prf(confusion),
+    }
+
+
+def record_key(record: dict[str, Any]) -> tuple[str, int] | None:
+    """(file stem, 0-based line index) of a general_fc record, or None when it has neither form."""
+    if record.get("stem") is not None and record.get("index") is not None:
+        return str(record["stem"]), int(record["index"])
+    item = parse_nodeid(record.get("nodeid") or "")
+    if item is not None and item.bench == "general_fc" and item.id.isdigit():
+        return item.part, int(item.id)
+    return None
+
+
+def _by_key(records: list[dict[str, Any]]) -> tuple[dict[tuple[str, int], dict[str, Any]], int]:
+    keyed: dict[tuple[str, int], dict[str, Any]] = {}
+    duplicates = 0
+    for record in records:
+        key = record_key(record)
+        if key is None or not is_scored(record):
+            continue
+        duplicates += key in keyed
+        keyed[key] = record
+    return keyed, duplicates
+
+
+def _confusion(pairs: list[tuple[bool, bool]]) -> dict[str, int]:
+    """(predicted, actual) pairs → TP/FP/FN/TN, positive = a tool call."""
+    counts = {"TP": 0, "FP": 0, "FN": 0, "TN": 0}
+    for predicted, actual in pairs:
+        counts[("T" if predicted == actual else "F") + ("P" if predicted else "N")] += 1
+    return counts
+
+
+def _prf(confusion: dict[str, int]) -> dict[str, float]:
+    precision = _ratio(confusion["TP"], confusion["TP"] + confusion["FP"])
+    recall = _ratio(confusion["TP"], confusion["TP"] + confusion["FN"])
+    f1 = _ratio(2 * precision * recall, precision + recall)
+    return {"tool_call_precision": precision, "tool_call_recall": recall, "tool_call_f1": f1}
+
+
+def _ratio(numerator: float, denominator: float) -> float:
+    """§5: 0.0 for an empty denominator."""
+    return numerator / denominator if denominator else 0.0
+
+
+def _histogram(values: Any) -> dict[str, int]:
+    """Counts, most frequent first (ties by name)."""
+    counts: dict[str, int] = {}
+    for value in values:
+        counts[value] = counts.get(value, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))

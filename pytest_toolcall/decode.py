@@ -330,3 +330,43 @@ def _source(node: ast.AST) -> str:
 
 def _short(value: object) -> str:
     return clip(str(value), 80)
+
+
+# --- agent runtime variant ---------------------------------------------------------------------
+#
+# The official agent runtime (model_inference/multi_{step,turn}/execution_role*.py) walks argument
+# values like the decoder above with one difference that moves outcomes: a nested call WITHOUT
+# keyword arguments becomes its source text (``merchant_name=str(1)`` passes ``'str(1)'``), at any
+# depth. A nested call with keywords stays ``{name: {kwargs}}``. Everything else (constants, the
+# unary quirk, arithmetic, bare names, subscripts, failures) is shared with ``_value``.
+
+
+def agent_call(node: ast.Call) -> Call:
+    """One call of an agent reply, resolved as the official agent runtime resolves it."""
+    return Call(call_name(node.func), {kw.arg: agent_value(kw.value) for kw in node.keywords})
+
+
+def agent_value(node: ast.AST) -> Any:
+    """One argument value of an agent reply (see the section comment); raises ``DecodeError``."""
+    return _guarded(_agent_value, node)
+
+
+def _agent_value(node: ast.AST) -> Any:
+    if isinstance(node, ast.Call):
+        if not node.keywords:
+            return ast.unparse(node)
+        return agent_call(node).as_dict()
+    if isinstance(node, ast.List):
+        return [_agent_value(e) for e in node.elts]
+    if isinstance(node, ast.Tuple):
+        return tuple(_agent_value(e) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        if any(k is None for k in node.keys):
+            raise DecodeError("dict unpacking (**) is not a value")
+        try:
+            return {_agent_value(k): _agent_value(v) for k, v in zip(node.keys, node.values, strict=True)}  # type: ignore[arg-type]
+        except TypeError as exc:  # unhashable key
+            raise DecodeError(f"bad dict key: {exc}") from None
+    # Constants, unary operators, arithmetic, names and subscripts never contain a call that the
+    # agent walk would treat differently, so the shared walk gives the official value.
+    return _value(node)

@@ -188,4 +188,4 @@ def test_cli_subprocess() -> None:
         out, _ = proc.communicate(timeout=5)
     finally:
         proc.kill()
-    assert json.loads(out) == {"requests": 1, "faults": {}}
+    assert json.loads(out) == {"requests": 1, "faults": {}, "max_in_flight": 1}

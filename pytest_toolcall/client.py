@@ -170,13 +170,16 @@ class OpenAIModel:
         return min(20.0, 0.5 * 2**attempt) * random.uniform(0.5, 1.5)
 
     def _describe(self, exc: Exception, attempt: int) -> str:
+        """The last cause, for a person; never the API key (servers echo parts of requests)."""
         import openai
 
-        tries = f"after {attempt + 1} attempt(s)"
-        if isinstance(exc, openai.APIStatusError) and not _retryable(exc):
-            text = f"HTTP {exc.status_code} (not retried): {exc.message}"
+        if isinstance(exc, openai.APIStatusError):
+            text = f"HTTP {exc.status_code}: {exc.message}"
+            if not _retryable(exc):
+                text += " (not retried: a 4xx other than 429 will not change on retry)"
         else:
-            text = f"{type(exc).__name__}: {exc} ({tries})"
+            text = f"{type(exc).__name__}: {exc}"
+        text = f"{text} (after {attempt + 1} attempt{'s' if attempt else ''})"
         key = self.settings.api_key
         return text.replace(key, "***") if key else text
 

@@ -17,10 +17,11 @@ from pytest_toolcall import ids, items
 from pytest_toolcall.datasets import acebench
 from pytest_toolcall.datasets.acebench import DataError, Sample
 from pytest_toolcall.datasets.download import ensure_root
+from pytest_toolcall.datasets.general_fc import GeneralFCSample, load_file
 from pytest_toolcall.options import Settings
 from pytest_toolcall.prompts import Prompts
 
-TEST_FUNCTIONS = {"acebench"}
+TEST_FUNCTIONS = {"acebench", "general_fc"}
 
 
 @dataclass
@@ -30,6 +31,7 @@ class Catalog:
     root: Path | None = None
     prompts: Prompts | None = None
     samples: list[Sample] = field(default_factory=list)
+    general_fc: list[GeneralFCSample] = field(default_factory=list)
     #: Units per (language, category) in the data, before ``--toolcall-limit``.
     sizes: dict[tuple[str, str], int] = field(default_factory=dict)
     #: (collector name, message) for every part of the data that could not be loaded.
@@ -53,6 +55,13 @@ def data_root(settings: Settings) -> Path:
 
 def load_catalog(settings: Settings, root: Path | None) -> Catalog:
     catalog = Catalog(root=root)
+    for path in settings.general_fc:
+        try:
+            samples, problems = load_file(path)
+        except DataError as exc:
+            raise pytest.UsageError(f"--toolcall-general-fc: {exc}") from None
+        catalog.general_fc.extend(samples[: settings.limit])
+        catalog.problems += [(f"general_fc[{path.stem}/{index}]", message) for index, message in problems]
     if "acebench" in settings.benches and root is not None:
         try:
             catalog.prompts = Prompts.load(root)
@@ -78,7 +87,8 @@ class BenchmarkModule(pytest.Module):
         return items  # already imported: never import it a second time under another name
 
     def istestfunction(self, obj: object, name: str) -> bool:
-        return name in TEST_FUNCTIONS  # independent of the project's python_functions setting
+        # Independent of the project's python_functions setting; one test function per benchmark run.
+        return name in TEST_FUNCTIONS and name in self.config.stash[SETTINGS].benches
 
     def istestclass(self, obj: object, name: str) -> bool:
         return False
@@ -104,6 +114,7 @@ class DataProblem(pytest.Collector):
 
 
 CATALOG = pytest.StashKey[Catalog]()
+SETTINGS = pytest.StashKey[Settings]()
 
 
 def benchmark_module(session: pytest.Session) -> BenchmarkModule:
@@ -131,6 +142,14 @@ def _mark(name: str) -> pytest.MarkDecorator:
     if name not in _MARKS:
         _MARKS[name] = getattr(pytest.mark, name)
     return _MARKS[name]
+
+
+def general_fc_params(catalog: Catalog) -> list[Any]:
+    mark = _mark("general_fc")
+    return [
+        pytest.param(sample, id=ids.ItemId("general_fc", sample.stem, str(sample.index)).param_id, marks=mark)
+        for sample in catalog.general_fc
+    ]
 
 
 def acebench_params(catalog: Catalog) -> list[Any]:

@@ -7,15 +7,15 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.client import Model, RequestError
-from pytest_toolcall.collect import CATALOG
+from pytest_toolcall.client import ChatResponse, Model, RequestError
+from pytest_toolcall.collect import CATALOG, SETTINGS
 from pytest_toolcall.datasets.acebench import Sample
 from pytest_toolcall.options import Settings
+from pytest_toolcall.prefetch import Job
 from pytest_toolcall.prompts import Prompts
 from pytest_toolcall.records import RECORD, new_record
 from pytest_toolcall.work import ModelWork
 
-SETTINGS = pytest.StashKey[Settings]()
 WORK = pytest.StashKey[ModelWork]()
 
 
@@ -52,12 +52,31 @@ def acebench_outputs(
 ) -> list[str | None]:
     """The model's answer to every step of the unit, usually already fetched by the prefetcher."""
     job = request.config.stash[WORK].prefetcher.take(request.node)
-    try:
-        responses = job.result()
-    except RequestError as exc:
-        toolcall_record["error"] = str(exc)
-        pytest.fail(f"request failed: {exc}", pytrace=False)
+    responses = _responses(job, toolcall_record)
     toolcall_record["latency_s"] = round(max(r.latency_s for r in responses), 4)
     outputs = [response.content for response in responses]
     toolcall_record["output"] = outputs[0] if len(outputs) == 1 else outputs
     return outputs
+
+
+@pytest.fixture
+def general_fc_response(request: pytest.FixtureRequest, toolcall_record: dict[str, Any]) -> ChatResponse:
+    """The model's answer to the line's messages, with its tools attached as given."""
+    job = request.config.stash[WORK].prefetcher.take(request.node)
+    (response,) = _responses(job, toolcall_record)
+    toolcall_record.update(
+        output=response.content,
+        tool_calls=response.tool_calls,
+        latency_s=round(response.latency_s, 4),
+    )
+    return response
+
+
+def _responses(job: Job, record: dict[str, Any]) -> list[ChatResponse]:
+    """The job's responses; a request that got no answer makes the item an error (setup failure)."""
+    try:
+        return job.result()
+    except RequestError as exc:
+        error = str(exc)
+    record["error"] = error
+    pytest.fail(f"request failed: {error}", pytrace=False)

@@ -11,9 +11,12 @@ from typing import Any
 
 import pytest
 
+from pytest_toolcall.client import ChatResponse
 from pytest_toolcall.datasets.acebench import Sample
+from pytest_toolcall.datasets.general_fc import GeneralFCSample
 from pytest_toolcall.oracle import acebench_answer
 from pytest_toolcall.scoring.acebench import explain, score_sample
+from pytest_toolcall.scoring.general_fc import score_response
 
 
 def acebench(acebench_sample: Sample, acebench_outputs: list[str | None], toolcall_record: dict[str, Any]) -> None:
@@ -31,3 +34,15 @@ def acebench(acebench_sample: Sample, acebench_outputs: list[str | None], toolca
         toolcall_record["steps"] = [{"id": s.id, "valid": s.verdict.valid, "output": s.output} for s in result.steps]
     if not result.passed:
         pytest.fail(explain(sample, result), pytrace=False)
+
+
+def general_fc(
+    general_fc_sample: GeneralFCSample, general_fc_response: ChatResponse, toolcall_record: dict[str, Any]
+) -> None:
+    """One general_fc line: the decision to call must match ``should_call_tool``, and every call must
+    validate against its tool's schema."""
+    result = score_response(general_fc_sample, general_fc_response)
+    toolcall_record.update(result.record())
+    toolcall_record["score"] = 1.0 if result.passed else 0.0
+    if not result.passed:
+        pytest.fail(result.reason, pytrace=False)

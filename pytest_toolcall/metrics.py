@@ -13,9 +13,27 @@ from collections import defaultdict
 from typing import Any
 
 from pytest_toolcall.datasets.acebench import CATEGORIES, GROUPS, OVERALL_WEIGHTS, family
+from pytest_toolcall.scoring.general_fc import general_fc_metrics, trigger_agreement
 
 #: Outcomes of items that did not run to a verdict on purpose: not part of any denominator.
 NOT_SCORED = {"skipped"}
+
+
+def run_metrics(
+    records: list[dict[str, Any]],
+    sizes: dict[tuple[str, str], int],
+    general_fc_run: bool,
+    reference: list[dict[str, Any]] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Every metrics block of the run: ``acebench/<lang>`` and ``general_fc``."""
+    metrics = acebench_metrics(records, sizes)
+    if general_fc_run:
+        lines = [r for r in records if r["benchmark"] == "general_fc"]
+        metrics["general_fc"] = general_fc_metrics(lines)
+        if reference is not None:
+            reference_lines = [r for r in reference if r.get("benchmark") == "general_fc"]
+            metrics["general_fc"]["reference_agreement"] = trigger_agreement(lines, reference_lines)
+    return metrics
 
 
 def acebench_metrics(records: list[dict[str, Any]], sizes: dict[tuple[str, str], int]) -> dict[str, dict[str, Any]]:

@@ -18,6 +18,7 @@ import pytest
 from pytest_toolcall.datasets.acebench import LANGUAGES
 
 MODES = ("read-write", "read-only", "replay", "off")
+BENCHMARKS = ("acebench", "general_fc")
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,17 @@ OPTIONS = (
         env="TOOLCALL_DATA_DIR",
         metavar="DIR",
     ),
-    Option("limit", "at most N items per category", metavar="N"),
+    Option(
+        "general-fc",
+        "general_fc JSONL file(s), comma-separated (messages, tools, should_call_tool per line)",
+        metavar="PATH",
+    ),
+    Option(
+        "reference",
+        "JSON report of a reference run on the same general_fc file(s): trigger agreement",
+        metavar="REPORT",
+    ),
+    Option("limit", "at most N items per category (per file for general_fc)", metavar="N"),
     Option("concurrency", "model requests in flight per process", default="8", metavar="N"),
     Option("timeout", "seconds per request", default="120", metavar="S"),
     Option("max-retries", "retries per request (429, 5xx, resets, timeouts, bad bodies)", default="4", metavar="N"),
@@ -89,6 +100,8 @@ class Settings:
     benches: tuple[str, ...]
     langs: tuple[str, ...]
     data_dir: Path | None
+    general_fc: tuple[Path, ...]
+    reference: Path | None
     limit: int | None
     concurrency: int
     timeout: float
@@ -113,13 +126,15 @@ class Settings:
         raw = {option.name: _raw(config, option) for option in OPTIONS}
         if not raw["model"]:
             return None
-        return cls(
+        settings = cls(
             model=raw["model"],
             base_url=raw["base-url"] or None,
             api_key_env=raw["api-key-env"],
-            benches=_choices("bench", raw["bench"], ("acebench",)),
+            benches=_choices("bench", raw["bench"], BENCHMARKS),
             langs=LANGUAGES if raw["lang"] == "all" else _choices("lang", raw["lang"], LANGUAGES),
             data_dir=Path(raw["data-dir"]).expanduser() if raw["data-dir"] else None,
+            general_fc=tuple(Path(p.strip()).expanduser() for p in (raw["general-fc"] or "").split(",") if p.strip()),
+            reference=Path(raw["reference"]).expanduser() if raw["reference"] else None,
             limit=_number("limit", raw["limit"], int, minimum=1),
             concurrency=_number("concurrency", raw["concurrency"], int, minimum=1),
             timeout=_number("timeout", raw["timeout"], float, minimum=0.001),
@@ -133,6 +148,14 @@ class Settings:
             fail_under=raw["fail-under"] or None,
             max_errors=_number("max-errors", raw["max-errors"], int, minimum=0),
         )
+        if "general_fc" in settings.benches and not settings.general_fc:
+            raise _usage("bench", "general_fc needs --toolcall-general-fc=PATH (a JSONL file)")
+        if settings.general_fc and "general_fc" not in settings.benches:
+            raise _usage("general-fc", "given, but --toolcall-bench does not include general_fc")
+        stems = [path.stem for path in settings.general_fc]
+        if len(set(stems)) != len(stems):
+            raise _usage("general-fc", f"file names must differ (item ids use them): {', '.join(stems)}")
+        return settings
 
 
 def _raw(config: pytest.Config, option: Option) -> Any:

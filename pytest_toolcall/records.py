@@ -81,7 +81,7 @@ def new_record(nodeid: str) -> dict[str, Any]:
     """A record with the item's identity and every result field still empty."""
     item_id = parse_nodeid(nodeid)
     assert item_id is not None, f"not a benchmark item: {nodeid}"
-    return {
+    record: dict[str, Any] = {
         "nodeid": nodeid,
         "benchmark": item_id.bench,
         "lang": item_id.part if item_id.bench == "acebench" else None,
@@ -93,3 +93,6 @@ def new_record(nodeid: str) -> dict[str, Any]:
         "error": None,
         "latency_s": None,
     }
+    if item_id.bench == "general_fc":
+        record.update(stem=item_id.part, index=int(item_id.id))
+    return record

@@ -4,12 +4,14 @@ report, JUnit properties and the gate."""
 from __future__ import annotations
 
 import datetime
+import json
 from typing import Any
 
 import pytest
 
 from pytest_toolcall import __version__, collect, fixtures, gate, items, report, summary
-from pytest_toolcall.metrics import acebench_metrics
+from pytest_toolcall.ids import parse_nodeid
+from pytest_toolcall.metrics import run_metrics
 from pytest_toolcall.options import Settings
 from pytest_toolcall.records import RECORD, RecordCollector, sanitize
 from pytest_toolcall.work import ModelWork
@@ -22,7 +24,7 @@ class ToolcallRun:
                 gate.parse_thresholds(settings.fail_under)
             except ValueError as exc:
                 raise pytest.UsageError(f"--toolcall-fail-under: {exc}") from None
-        config.stash[fixtures.SETTINGS] = settings
+        config.stash[collect.SETTINGS] = settings
         self.config = config
         self.settings = settings
         self.is_worker = hasattr(config, "workerinput")
@@ -31,6 +33,7 @@ class ToolcallRun:
         self.root = collect.data_root(settings) if "acebench" in settings.benches else None
         self.metrics: dict[str, Any] = {}
         self.shortfalls: list[str] = []
+        self.data_problems: list[str] = []  # node ids of the data that could not be loaded
 
     @property
     def catalog(self) -> collect.Catalog:
@@ -40,12 +43,15 @@ class ToolcallRun:
 
     def pytest_report_header(self) -> list[str]:
         s = self.settings
-        commit = acebench_commit() if s.data_dir is None else f"{s.data_dir}"
+        parts = [f"toolcall: model={s.model} endpoint={s.base_url or 'default'} bench={','.join(s.benches)}"]
+        if self.root is not None:
+            parts.append(f"lang={','.join(s.langs)} acebench={acebench_commit() if s.data_dir is None else s.data_dir}")
+        if s.general_fc:
+            parts.append(f"general_fc={','.join(str(p) for p in s.general_fc)}")
         return [
-            f"toolcall: model={s.model} endpoint={s.base_url or 'default'} bench={','.join(s.benches)} "
-            f"lang={','.join(s.langs)} acebench={commit}",
+            " ".join(parts),
             f"toolcall: temperature={s.temperature} max_tokens={s.max_tokens} concurrency={s.concurrency} "
-            f"timeout={s.timeout}s max_retries={s.max_retries}",
+            f"timeout={s.timeout}s max_retries={s.max_retries} cache={s.cache_mode}",
         ]
 
     # --- collection ----------------------------------------------------------------------------
@@ -61,9 +67,19 @@ class ToolcallRun:
     def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
         if metafunc.function is items.acebench:
             metafunc.parametrize("acebench_sample", collect.acebench_params(self.catalog))
+        elif metafunc.function is items.general_fc:
+            metafunc.parametrize("general_fc_sample", collect.general_fc_params(self.catalog))
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed and parse_nodeid(report.nodeid) is not None:
+            self.data_problems.append(report.nodeid)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.collector.select([item.nodeid for item in session.items])
+        if session.testsfailed and session.testsfailed == len(self.data_problems):
+            # The only collection errors are bad lines or files of the data: run the rest, as xdist
+            # does anyway; the problems stay errors of the run (exit status, gate).
+            self.config.option.continue_on_collection_errors = True
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
@@ -108,7 +124,8 @@ class ToolcallRun:
         if self.is_worker:
             return
         samples = list(self.collector.records.values())
-        self.metrics = acebench_metrics(samples, self.catalog.sizes)
+        general_fc_run = "general_fc" in self.settings.benches
+        self.metrics = run_metrics(samples, self.catalog.sizes, general_fc_run, self.reference_samples())
         xml = self.config.stash.get(_junit_key(), None) if _junit_key() else None
         if xml is not None:
             for name, value in report.suite_properties(self.metrics):
@@ -116,11 +133,21 @@ class ToolcallRun:
         if self.settings.report:
             report.write_json_atomic(self.settings.report, self.json_report(samples))
         if self.settings.fail_under:
-            errors = sum(1 for r in samples if r.get("outcome") == "error")
+            errors = sum(1 for r in samples if r.get("outcome") == "error") + len(self.data_problems)
             thresholds = gate.parse_thresholds(self.settings.fail_under)
             self.shortfalls = gate.evaluate(thresholds, self.metrics, errors, self.settings.max_errors)
             if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED if self.shortfalls else pytest.ExitCode.OK
+
+    def reference_samples(self) -> list[dict[str, Any]] | None:
+        """The samples of the ``--toolcall-reference`` report, if one is given."""
+        path = self.settings.reference
+        if path is None:
+            return None
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))["samples"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise pytest.UsageError(f"--toolcall-reference: {path} is not a pytest-toolcall report ({exc})") from None
 
     def json_report(self, samples: list[dict[str, Any]]) -> dict[str, Any]:
         s = self.settings
@@ -133,15 +160,27 @@ class ToolcallRun:
                 "finished_at": _now(),
                 "plugin_version": __version__,
                 "settings": {"temperature": s.temperature, "max_tokens": s.max_tokens, "extra_body": s.extra_body},
-                "datasets": {"acebench": {"commit": acebench_commit(), "root": str(self.root), "langs": list(s.langs)}}
-                if self.root
-                else {},
+                "datasets": self.datasets(),
                 "selected": len(self.collector.selected),
                 "not_run": len(set(self.collector.selected) - set(self.collector.records)),
+                "data_problems": self.data_problems,
             },
             "samples": samples,
             "metrics": self.metrics,
         }
+
+    def datasets(self) -> dict[str, Any]:
+        datasets: dict[str, Any] = {}
+        if self.root is not None:
+            datasets["acebench"] = {
+                "commit": acebench_commit(),
+                "root": str(self.root),
+                "langs": list(self.settings.langs),
+            }
+        if self.settings.general_fc:
+            warnings = [w for sample in self.catalog.general_fc for w in sample.warnings]
+            datasets["general_fc"] = {"files": [str(p) for p in self.settings.general_fc], "warnings": warnings}
+        return datasets
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.is_worker or self.config.option.collectonly:
@@ -149,8 +188,14 @@ class ToolcallRun:
         tr = terminalreporter
         for name, block in self.metrics.items():
             tr.write_sep("=", f"toolcall: {name} ({self.settings.model})")
-            for line in summary.acebench_table(name, block)[1:]:
+            for line in summary.table(name, block):
                 tr.write_line(line)
+        if self.data_problems:
+            tr.write_line(
+                f"incomplete: {len(self.data_problems)} part(s) of the data could not be loaded "
+                "(see the collection errors above)",
+                yellow=True,
+            )
         not_run = len(set(self.collector.selected) - set(self.collector.records))
         if not_run:
             tr.write_line(

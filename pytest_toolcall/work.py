@@ -10,9 +10,12 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cache import CachedModel, ResponseStore
-from pytest_toolcall.client import ORACLE, Model, ModelSettings, build_model
+from pytest_toolcall.client import ORACLE, ChatRequest, Model, ModelSettings, build_model
 from pytest_toolcall.collect import Catalog
+from pytest_toolcall.datasets.acebench import Sample
+from pytest_toolcall.datasets.general_fc import GeneralFCSample
 from pytest_toolcall.options import Settings
+from pytest_toolcall.oracle_general_fc import general_fc_answer
 from pytest_toolcall.prefetch import Job, Prefetcher, RequestsJob, RunOrder
 from pytest_toolcall.prompts import acebench_requests
 
@@ -77,9 +80,14 @@ class ModelWork:
     def job_for(self, item: pytest.Item) -> Job | None:
         params: dict[str, Any] = getattr(getattr(item, "callspec", None), "params", {})
         sample = params.get("acebench_sample")
-        if sample is not None:
+        if isinstance(sample, Sample):
             assert self.catalog.prompts is not None
             return RequestsJob(self.model, acebench_requests(self.catalog.prompts, sample))
+        line = params.get("general_fc_sample")
+        if isinstance(line, GeneralFCSample):
+            # Messages and tools exactly as in the file: never rewritten.
+            request = ChatRequest(line.messages, tools=line.tools, reference=general_fc_answer(line))
+            return RequestsJob(self.model, [request])
         return None
 
     def before(self, item: pytest.Item) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.datasets.acebench import DataError
-from pytest_toolcall.datasets.general_fc import KEPT, GeneralFCSample, load_file
+from pytest_toolcall.datasets.general_fc import GeneralFCSample, load_file
 
 WEATHER = {
     "type": "function",
@@ -100,8 +100,8 @@ def test_dropped_line_problems(tmp_path: Path, line: Any, message: str) -> None:
     samples, problems = load_file(path)
     assert [s.line for s in samples] == [1]
     assert len(problems) == 1
-    assert problems[0].startswith(f"{path}:2: {message}")
-    assert not problems[0].endswith(KEPT)
+    assert problems[0][0] == 1
+    assert problems[0][1].startswith(f"{path}:2: {message}")
 
 
 INVALID_SCHEMA = {"type": "object", "properties": {"x": {"type": "any"}}}
@@ -120,13 +120,6 @@ DRAFT4 = {
             "tools[1].function.parameters is not a valid JSON Schema: 'any' is not valid under any of the given "
             "schemas (at properties/x/type)",
         ),
-        ([tool("f", {})], "tools[0].function.parameters is empty ({}): no call to 'f' can validate"),
-        ([tool("f")], "tools[0].function has no parameters: no call to 'f' can validate"),
-        (
-            [WEATHER, WEATHER],
-            "tools[1].function.name 'get_weather' repeats tools[0]: calls to 'get_weather' are checked against "
-            "tools[0] only",
-        ),
         # Draft 2020-12 (the default) wants a number for exclusiveMinimum.
         (
             [tool("f", {k: v for k, v in DRAFT4.items() if k != "$schema"})],
@@ -135,11 +128,30 @@ DRAFT4 = {
         ),
     ],
 )
+def test_line_with_an_invalid_schema_is_not_a_sample(tmp_path: Path, tools: list[dict[str, Any]], message: str) -> None:
+    path = write(tmp_path, [row(), row(tools=tools)])
+    samples, problems = load_file(path)
+    assert [s.line for s in samples] == [1]
+    assert problems == [(1, f"{path}:2: {message}")]
+
+
+@pytest.mark.parametrize(
+    ("tools", "message"),
+    [
+        ([tool("f", {})], "tools[0].function.parameters is empty ({}): no call to 'f' can validate"),
+        ([tool("f")], "tools[0].function has no parameters: no call to 'f' can validate"),
+        (
+            [WEATHER, WEATHER],
+            "tools[1].function.name 'get_weather' repeats tools[0]: calls to 'get_weather' are checked against "
+            "tools[0] only",
+        ),
+    ],
+)
 def test_kept_line_with_tool_warnings(tmp_path: Path, tools: list[dict[str, Any]], message: str) -> None:
     path = write(tmp_path, [row(), row(tools=tools)])
     samples, problems = load_file(path)
     assert [s.line for s in samples] == [1, 2]  # §6.4: sent as given, its calls score invalid
-    assert problems == [f"{path}:2: {message}{KEPT}"]
+    assert problems == []
     assert samples[1].warnings == (f"{path}:2: {message}",)
     assert samples[0].warnings == ()
 
@@ -151,13 +163,14 @@ def test_schema_draft_named_by_dollar_schema_is_used(tmp_path: Path) -> None:
     assert samples[0].warnings == ()
 
 
-def test_several_warnings_make_one_message(tmp_path: Path) -> None:
+def test_each_warning_is_kept(tmp_path: Path) -> None:
     path = write(tmp_path, [row(tools=[tool("f", {}), tool("g")])])
-    _, problems = load_file(path)
-    assert problems == [
-        f"{path}:1: tools[0].function.parameters is empty ({{}}): no call to 'f' can validate; "
-        f"tools[1].function has no parameters: no call to 'g' can validate{KEPT}"
-    ]
+    samples, problems = load_file(path)
+    assert problems == []
+    assert samples[0].warnings == (
+        f"{path}:1: tools[0].function.parameters is empty ({{}}): no call to 'f' can validate",
+        f"{path}:1: tools[1].function has no parameters: no call to 'g' can validate",
+    )
 
 
 def test_line_separators_inside_strings_do_not_split_lines(tmp_path: Path) -> None:
@@ -203,8 +216,8 @@ def test_shared_files_load(shared: Path) -> None:
     assert [s.index for s in samples] == list(range(511))
     # Four lines offer two tools of the same name (reported, kept); no other schema problem.
     assert [s.line for s in samples if s.warnings] == [72, 168, 328, 379]
-    assert len(problems) == 4
-    assert all("repeats tools[0]" in p and p.endswith(KEPT) for p in problems)
+    assert problems == []
+    assert all("repeats tools[0]" in w for s in samples for w in s.warnings)
     samples, problems = load_file(shared / "general_fc" / "example_3.jsonl")
     assert (len(samples), problems) == (3, [])
     assert [s.should_call_tool for s in samples] == [True, False, True]

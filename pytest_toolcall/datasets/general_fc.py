@@ -1,11 +1,11 @@
 """general_fc data: JSON Lines of ``messages``, ``tools`` and ``should_call_tool`` (``general-fc.md`` §1).
 
 One line is one sample; its identity is the file stem and its 0-based line index, so ids stay stable
-when other lines are bad. A line that cannot be sent or scored (not JSON, a missing field, a tool
-without a name...) is dropped and reported. A line whose tool schema can never validate (invalid
-JSON Schema, missing or empty ``parameters``, a name shadowed by an earlier tool) is *kept*: §6.4 says
-to send data as given and let such calls score invalid, and §4.3 asks for the schema to be reported;
-its message is in the problems and on ``sample.warnings``.
+when other lines are bad. A line that is not a valid sample (not JSON, a missing field, a tool
+without a name or whose ``parameters`` is not a JSON Schema...) is dropped and reported with its file
+and line. A tool that no call can validate against although the line is well formed (missing or
+empty ``parameters``, a name shadowed by an earlier tool) only earns a warning on the sample: §6.4
+says to send data as given and let such calls score invalid.
 """
 
 from __future__ import annotations
@@ -21,8 +21,6 @@ from jsonschema.exceptions import SchemaError
 from pytest_toolcall.datasets.acebench import DataError
 
 FIELDS = ("messages", "tools", "should_call_tool")
-#: Ends the problem message of a line that is kept despite its tool warnings.
-KEPT = " (line kept)"
 
 
 @dataclass(frozen=True)
@@ -35,7 +33,7 @@ class GeneralFCSample:
     tools: list[dict[str, Any]]
     should_call_tool: bool
     source: str  # "path:line"
-    #: Tool-schema problems of a kept line (each also in the problems ``load_file`` returns).
+    #: Tools of this line that no call can validate against.
     warnings: tuple[str, ...] = ()
 
     @property
@@ -48,8 +46,9 @@ class LineProblem(Exception):
     """Why one line is dropped (internal: becomes a problem message)."""
 
 
-def load_file(path: str | Path) -> tuple[list[GeneralFCSample], list[str]]:
-    """The samples of one file, and one message per line that is dropped or kept with a warning.
+def load_file(path: str | Path) -> tuple[list[GeneralFCSample], list[tuple[int, str]]]:
+    """The samples of one file, and (0-based index, message with file and line) per line that is not
+    a sample.
 
     A missing or unreadable file raises ``DataError``.
     """
@@ -64,7 +63,7 @@ def load_file(path: str | Path) -> tuple[list[GeneralFCSample], list[str]]:
     except (OSError, UnicodeDecodeError) as exc:
         raise DataError(f"{path}: cannot read: {exc}") from None
     samples: list[GeneralFCSample] = []
-    problems: list[str] = []
+    problems: list[tuple[int, str]] = []
     # Split on "\n" only: str.splitlines() would also split on U+2028/U+2029, which JSON allows raw
     # inside strings.
     for index, raw in enumerate(text.split("\n")):
@@ -75,12 +74,9 @@ def load_file(path: str | Path) -> tuple[list[GeneralFCSample], list[str]]:
         try:
             messages, tools, label = _parse_line(line)
         except LineProblem as exc:
-            problems.append(f"{where}: {exc}")
+            problems.append((index, f"{where}: {exc}"))
             continue
-        found = tool_warnings(tools)
-        warnings = tuple(f"{where}: {w}" for w in found)
-        if found:
-            problems.append(f"{where}: {'; '.join(found)}{KEPT}")
+        warnings = tuple(f"{where}: {w}" for w in tool_warnings(tools))
         samples.append(GeneralFCSample(path, path.stem, index, index + 1, messages, tools, label, where, warnings))
     # A final newline leaves an empty last piece: it is skipped like any blank line.
     return samples, problems
@@ -142,6 +138,10 @@ def _check_tools(tools: list[Any]) -> None:
         name = function.get("name")
         if not isinstance(name, str) or not name:
             raise LineProblem(f"tools[{i}].function has no name")
+        parameters = function.get("parameters")
+        reason = schema_problem(parameters) if parameters else ""
+        if reason:
+            raise LineProblem(f"tools[{i}].function.parameters is not a valid JSON Schema: {reason}")
 
 
 def tool_warnings(tools: list[dict[str, Any]]) -> list[str]:
@@ -167,10 +167,6 @@ def tool_warnings(tools: list[dict[str, Any]]) -> list[str]:
             warnings.append(
                 f"tools[{i}].function.parameters is empty ({_json(parameters)}): no call to {name!r} can validate"
             )
-            continue
-        reason = schema_problem(parameters)
-        if reason:
-            warnings.append(f"tools[{i}].function.parameters is not a valid JSON Schema: {reason}")
     return warnings
 
 

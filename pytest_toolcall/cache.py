@@ -127,5 +127,4 @@ class CachedModel:
 
     def close(self) -> None:
         if self.model is not None:
-            self.model.close()
-        self.store.close()
+            self.model.close()  # the store is shared: its owner closes it

@@ -69,7 +69,7 @@ def load_catalog(settings: Settings, root: Path | None) -> Catalog:
             catalog.problems.append(("acebench", str(exc)))
             return catalog
         for lang in settings.langs:
-            for category in acebench.NORMAL + acebench.SPECIAL:
+            for category in acebench.CATEGORIES:
                 try:
                     samples = acebench.load_category(root, lang, category)
                 except DataError as exc:

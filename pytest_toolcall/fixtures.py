@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
+from pytest_toolcall.agents import Rollout
 from pytest_toolcall.client import ChatResponse, Model, RequestError
 from pytest_toolcall.collect import CATALOG, SETTINGS
-from pytest_toolcall.datasets.acebench import Sample
+from pytest_toolcall.datasets.acebench import Sample, family
 from pytest_toolcall.options import Settings
 from pytest_toolcall.prefetch import Job
 from pytest_toolcall.prompts import Prompts
@@ -47,12 +48,22 @@ def toolcall_record(request: pytest.FixtureRequest) -> dict[str, Any]:
 
 
 @pytest.fixture
-def acebench_outputs(
+def acebench_answer(
     request: pytest.FixtureRequest, acebench_sample: Sample, toolcall_record: dict[str, Any]
-) -> list[str | None]:
-    """The model's answer to every step of the unit, usually already fetched by the prefetcher."""
+) -> list[str | None] | Rollout:
+    """What the model answered, usually already fetched by the prefetcher: the text of every step
+    of a normal or special unit, or the whole dialogue of an agent sample."""
     job = request.config.stash[WORK].prefetcher.take(request.node)
-    responses = _responses(job, toolcall_record)
+    if family(acebench_sample.category) == "agent":
+        rollout = _result(job, toolcall_record)
+        if rollout is None:
+            pytest.skip(
+                "agent_multi_turn needs a user simulator: pass --toolcall-user-model=NAME "
+                "(and --toolcall-user-base-url=URL if it is served elsewhere)"
+            )
+        toolcall_record["output"] = rollout.agent_replies
+        return rollout
+    responses = _result(job, toolcall_record)
     toolcall_record["latency_s"] = round(max(r.latency_s for r in responses), 4)
     outputs = [response.content for response in responses]
     toolcall_record["output"] = outputs[0] if len(outputs) == 1 else outputs
@@ -63,7 +74,7 @@ def acebench_outputs(
 def general_fc_response(request: pytest.FixtureRequest, toolcall_record: dict[str, Any]) -> ChatResponse:
     """The model's answer to the line's messages, with its tools attached as given."""
     job = request.config.stash[WORK].prefetcher.take(request.node)
-    (response,) = _responses(job, toolcall_record)
+    (response,) = _result(job, toolcall_record)
     toolcall_record.update(
         output=response.content,
         tool_calls=response.tool_calls,
@@ -72,8 +83,8 @@ def general_fc_response(request: pytest.FixtureRequest, toolcall_record: dict[st
     return response
 
 
-def _responses(job: Job, record: dict[str, Any]) -> list[ChatResponse]:
-    """The job's responses; a request that got no answer makes the item an error (setup failure)."""
+def _result(job: Job, record: dict[str, Any]) -> Any:
+    """The job's result; a request that got no answer makes the item an error (a setup failure)."""
     try:
         return job.result()
     except RequestError as exc:

@@ -11,19 +11,31 @@ from typing import Any
 
 import pytest
 
+from pytest_toolcall.agents import Rollout, format_transcript, score_rollout
+from pytest_toolcall.agents.oracle import oracle_rollout
 from pytest_toolcall.client import ChatResponse
 from pytest_toolcall.datasets.acebench import Sample
 from pytest_toolcall.datasets.general_fc import GeneralFCSample
-from pytest_toolcall.oracle import acebench_answer
+from pytest_toolcall.oracle import acebench_answer as acebench_answer_of
+from pytest_toolcall.prompts import Prompts
 from pytest_toolcall.scoring.acebench import explain, score_sample
 from pytest_toolcall.scoring.general_fc import score_response
 
 
-def acebench(acebench_sample: Sample, acebench_outputs: list[str | None], toolcall_record: dict[str, Any]) -> None:
-    """One ACEBench unit (a sample, or a whole normal multi-turn dialogue) under the official scorer."""
+def acebench(
+    acebench_sample: Sample,
+    acebench_answer: list[str | None] | Rollout,
+    acebench_prompts: Prompts,
+    toolcall_record: dict[str, Any],
+) -> None:
+    """One ACEBench unit (a sample, a whole normal multi-turn dialogue, or an agent dialogue) under
+    the official scorer."""
+    if isinstance(acebench_answer, Rollout):
+        _agent(acebench_sample, acebench_answer, acebench_prompts, toolcall_record)
+        return
     sample = acebench_sample
-    result = score_sample(sample, acebench_outputs)
-    reference = score_sample(sample, [acebench_answer(sample.lang, sample.category, s) for s in sample.steps])
+    result = score_sample(sample, acebench_answer)
+    reference = score_sample(sample, [acebench_answer_of(sample.lang, sample.category, s) for s in sample.steps])
     toolcall_record.update(
         score=1.0 if result.passed else 0.0,
         process=result.process,
@@ -34,6 +46,22 @@ def acebench(acebench_sample: Sample, acebench_outputs: list[str | None], toolca
         toolcall_record["steps"] = [{"id": s.id, "valid": s.verdict.valid, "output": s.output} for s in result.steps]
     if not result.passed:
         pytest.fail(explain(sample, result), pytrace=False)
+
+
+def _agent(sample: Sample, rollout: Rollout, prompts: Prompts, record: dict[str, Any]) -> None:
+    """End state against the ground truth; process score against the milestones."""
+    result = score_rollout(sample, rollout)
+    reference = score_rollout(sample, oracle_rollout(sample, prompts))
+    record.update(
+        score=1.0 if result.passed else 0.0,
+        process=result.process,
+        ceiling=1.0 if reference.passed else 0.0,
+        error_type=result.error_type,
+        process_calls=rollout.process,
+        end_state=rollout.end_state,
+    )
+    if not result.passed:
+        pytest.fail(f"{result.message}\n\ntranscript:\n{format_transcript(rollout)}", pytrace=False)
 
 
 def general_fc(

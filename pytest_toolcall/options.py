@@ -76,6 +76,19 @@ OPTIONS = (
         default="read-write",
         metavar="MODE",
     ),
+    Option(
+        "user-model",
+        "user simulator for ACEBench agent_multi_turn (default: none, those items are skipped; "
+        "with --toolcall-model oracle the oracle plays the user)",
+        metavar="NAME",
+    ),
+    Option("user-base-url", "endpoint of the user simulator (default: the model's endpoint)", metavar="URL"),
+    Option(
+        "user-api-key-env",
+        "environment variable holding the user simulator's key (default: the model's)",
+        metavar="NAME",
+    ),
+    Option("max-dialog-turns", "message cap of an ACEBench agent dialogue (official: 40)", default="40", metavar="N"),
     Option("report", "write the JSON report to PATH", metavar="PATH"),
     Option("fail-under", "quality gate, e.g. overall=0.8,atom=0.9", metavar="METRIC=VALUE,..."),
     Option("max-errors", "request errors the gate tolerates", default="0", metavar="N"),
@@ -109,6 +122,10 @@ class Settings:
     temperature: float | None
     max_tokens: int | None
     extra_body: dict[str, Any]
+    user_model: str | None
+    user_base_url: str | None
+    user_api_key_env: str
+    max_dialog_turns: int
     cache: Path | None  # None: the default location under pytest's cache dir
     cache_mode: str
     report: Path | None
@@ -119,6 +136,10 @@ class Settings:
     def api_key(self) -> str | None:
         """Read when needed, never stored: settings may be printed."""
         return os.environ.get(self.api_key_env)
+
+    @property
+    def user_api_key(self) -> str | None:
+        return os.environ.get(self.user_api_key_env)
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> Settings | None:
@@ -142,6 +163,10 @@ class Settings:
             temperature=_number("temperature", raw["temperature"], float, minimum=0.0, none="none"),
             max_tokens=_number("max-tokens", raw["max-tokens"], int, minimum=1, none="none"),
             extra_body=_json_object("extra-body", raw["extra-body"]),
+            user_model=raw["user-model"] or None,
+            user_base_url=raw["user-base-url"] or None,
+            user_api_key_env=raw["user-api-key-env"] or raw["api-key-env"],
+            max_dialog_turns=_number("max-dialog-turns", raw["max-dialog-turns"], int, minimum=1),
             cache=Path(raw["cache"]).expanduser() if raw["cache"] and raw["cache"] != "off" else None,
             cache_mode="off" if raw["cache"] == "off" else _choices("cache-mode", raw["cache-mode"], MODES)[0],
             report=Path(raw["report"]) if raw["report"] else None,

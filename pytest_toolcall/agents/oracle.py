@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_toolcall.agents.prompts import Messages
-from pytest_toolcall.agents.rollout import FINISH, Agent, User
+from pytest_toolcall.agents.rollout import FINISH, MAX_TURNS, Agent, Rollout, User, run_multi_step, run_multi_turn
 from pytest_toolcall.datasets.acebench import Sample
+from pytest_toolcall.prompts import Prompts
 
 AGREE = {"en": "Okay, please continue.", "zh": "好的，请继续。"}
 
@@ -45,3 +46,10 @@ def oracle_user(sample: Sample) -> User:
         return question if calls == 1 else agree
 
     return user
+
+
+def oracle_rollout(sample: Sample, prompts: Prompts, max_turns: int = MAX_TURNS) -> Rollout:
+    """The reference dialogue of an agent sample: its score is the sample's ceiling."""
+    if sample.category == "agent_multi_step":
+        return run_multi_step(sample, prompts, oracle_agent(sample), max_turns=max_turns)
+    return run_multi_turn(sample, prompts, oracle_agent(sample), oracle_user(sample), max_turns=max_turns)

@@ -200,6 +200,8 @@ def test_both_benchmarks_one_summary(pytester: pytest.Pytester, shared: Path, ac
         "--junitxml=junit.xml",
         "-p",
         "no:randomly",
+        "-m",
+        "not agent",
     )
     result.assert_outcomes(passed=15 + 1)  # --toolcall-limit applies per category and per file
     result.stdout.fnmatch_lines(

@@ -69,6 +69,8 @@ def model_args(acebench_root: Path, server: ChatServer, monkeypatch: pytest.Monk
         "--toolcall-report=report.json",
         "-p",
         "no:randomly",
+        "-m",
+        "not agent",
     ]
 
 

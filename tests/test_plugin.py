@@ -30,7 +30,8 @@ UNPASSABLE = {
 
 @pytest.fixture
 def oracle_args(acebench_root: Path) -> list[str]:
-    return ["--toolcall-model=oracle", f"--toolcall-data-dir={acebench_root}", "-p", "no:randomly"]
+    # Agent items have their own tests (test_agents_plugin.py).
+    return ["--toolcall-model=oracle", f"--toolcall-data-dir={acebench_root}", "-p", "no:randomly", "-m", "not agent"]
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
@@ -222,7 +223,9 @@ def test_bad_data_line_is_a_collection_error_naming_file_and_line(
     lines = broken.read_text().splitlines()
     lines[6] = lines[6][:-5]
     broken.write_text("\n".join(lines) + "\n")
-    result = run(pytester, "--toolcall-model=oracle", f"--toolcall-data-dir={root}", "--toolcall-limit=1")
+    result = run(
+        pytester, "--toolcall-model=oracle", f"--toolcall-data-dir={root}", "--toolcall-limit=1", "-m", "not agent"
+    )
     result.stdout.fnmatch_lines([f"*{broken}:7: not valid JSON*"])
     assert "Traceback" not in result.stdout.str()
     result.assert_outcomes(passed=14, errors=1)  # the other categories still run

@@ -185,12 +185,14 @@ class OpenAIModel:
 
 
 def _retryable(exc: Exception) -> bool:
+    """Everything but a definite refusal is retried: 429 and 5xx, but also connection resets,
+    timeouts and bodies that are not a completion, whether the SDK wraps the transport's exception
+    (APIConnectionError) or, on some of its paths, lets it escape as is."""
     import openai
 
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code == 429 or exc.status_code >= 500
-    # Connection resets, timeouts, bodies that are not JSON or not a completion.
-    return isinstance(exc, (openai.APIConnectionError, openai.APIResponseValidationError, ValueError))
+    return True
 
 
 def _retry_after(exc: Exception) -> float | None:

@@ -50,7 +50,8 @@ def test_inert_without_model(pytester: pytest.Pytester) -> None:
     pytester.makepyfile("def test_plain():\n    assert True\n")
     result = run(pytester, "-q")
     result.assert_outcomes(passed=1)
-    assert "toolcall" not in result.stdout.str()
+    out = result.stdout.str()
+    assert "toolcall:" not in out and "toolcall::" not in out  # no header, no items, no summary
 
 
 def test_oracle_fails_exactly_the_unpassable_ground_truth(pytester: pytest.Pytester, oracle_args: list[str]) -> None:

@@ -61,7 +61,7 @@ def _row_id(row: tuple[Any, ...]) -> str:
     return f"{row[0]['type']}-{row[1]!r}-{row[2]}"
 
 
-@pytest.mark.parametrize(("schema", "truth", "model_value", "valid"), TABLE, ids=map(_row_id, TABLE))
+@pytest.mark.parametrize(("schema", "truth", "model_value", "valid"), TABLE, ids=[_row_id(row) for row in TABLE])
 def test_outcome_table(schema: dict[str, Any], truth: Any, model_value: str, valid: bool) -> None:
     assert verdict(schema, truth, model_value) is valid
 

@@ -1,8 +1,8 @@
 """The model client: chat requests through the ``openai`` SDK, or the built-in ``oracle``.
 
-Requests run on an asyncio loop in a background thread (``AsyncOpenAI``, at most ``concurrency`` in
-flight), so callers can submit many and collect the answers later; pytest's own thread only ever
-waits on futures.
+Callers submit requests and collect futures: many are in flight while pytest's own thread only
+ever waits. ``Endpoint`` is the SDK side (asyncio, bounded concurrency, retries); it runs in a
+child process (``gateway.py``) so that its CPU cost and the SDK's import never slow pytest down.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import asyncio
 import concurrent.futures
 import json
 import random
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -69,7 +68,9 @@ class Model(Protocol):
 def build_model(settings: ModelSettings) -> Model:
     if settings.model == ORACLE:
         return OracleModel()
-    return OpenAIModel(settings)
+    from pytest_toolcall.gateway import GatewayModel
+
+    return GatewayModel(settings)
 
 
 class OracleModel:
@@ -92,47 +93,33 @@ class OracleModel:
         pass
 
 
-class OpenAIModel:
-    """Any OpenAI-compatible endpoint, through ``AsyncOpenAI`` on a private event loop."""
+class Endpoint:
+    """Any OpenAI-compatible endpoint, through ``AsyncOpenAI``: at most ``concurrency`` requests in
+    flight, each retried by one policy (the SDK's own retries are off). Runs on whatever event loop
+    awaits it; ``gateway.py`` runs it in a process of its own."""
 
     def __init__(self, settings: ModelSettings) -> None:
-        self.name = settings.model
         self.settings = settings
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="toolcall-client", daemon=True)
-        self._thread.start()
-        self._client, self._slots = asyncio.run_coroutine_threadsafe(self._open(), self._loop).result()
+        self._client: openai.AsyncOpenAI | None = None
+        self._slots: asyncio.Semaphore | None = None
 
-    async def _open(self) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
+    async def open(self) -> None:
         import openai  # imported only when a real endpoint is used: it takes about a second
 
-        client = openai.AsyncOpenAI(
+        self._client = openai.AsyncOpenAI(
             api_key=self.settings.api_key or "unset",
             base_url=self.settings.base_url,
             timeout=self.settings.timeout,
             max_retries=0,  # retries are ours: one policy, one place
         )
-        return client, asyncio.Semaphore(self.settings.concurrency)
+        self._slots = asyncio.Semaphore(self.settings.concurrency)
 
-    def submit(self, request: ChatRequest) -> concurrent.futures.Future[ChatResponse]:
-        return asyncio.run_coroutine_threadsafe(self._complete(request), self._loop)
-
-    def close(self) -> None:
-        if not self._thread.is_alive():
-            return
-
-        async def shutdown() -> None:
-            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+    async def close(self) -> None:
+        if self._client is not None:
             await self._client.close()
 
-        asyncio.run_coroutine_threadsafe(shutdown(), self._loop).result(timeout=10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=10)
-
-    async def _complete(self, request: ChatRequest) -> ChatResponse:
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        assert self._client is not None and self._slots is not None, "open() first"
         async with self._slots:
             attempt = 0
             while True:
@@ -157,6 +144,7 @@ class OpenAIModel:
         sampling = {"temperature": settings.temperature, "max_tokens": settings.max_tokens, **request.sampling}
         body.update((k, v) for k, v in sampling.items() if v is not None)
         body.update(settings.extra_body)
+        assert self._client is not None
         content = await self._client.post("/chat/completions", cast_to=bytes, body=body)
         return json.loads(content)
 

@@ -4,6 +4,7 @@ report, JUnit properties and the gate."""
 from __future__ import annotations
 
 import datetime
+import gc
 import json
 from typing import Any
 
@@ -34,6 +35,11 @@ class ToolcallRun:
         self.metrics: dict[str, Any] = {}
         self.shortfalls: list[str] = []
         self.data_problems: list[str] = []  # node ids of the data that could not be loaded
+        # Start the model client now where items will run (not on an xdist controller): its start-up
+        # (the SDK's import, about a second) then overlaps collection.
+        xdist_controller = not self.is_worker and getattr(config.option, "dist", "no") != "no"
+        if not xdist_controller and not config.option.collectonly:
+            self.work.model  # noqa: B018
 
     @property
     def catalog(self) -> collect.Catalog:
@@ -75,6 +81,9 @@ class ToolcallRun:
             self.data_problems.append(report.nodeid)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
+        # The data and the items live until the end: keep the collector from walking them again
+        # and again (each full collection costs tenths of a second with this many objects).
+        gc.freeze()
         self.collector.select([item.nodeid for item in session.items])
         if session.testsfailed and session.testsfailed == len(self.data_problems):
             # The only collection errors are bad lines or files of the data: run the rest, as xdist
@@ -90,7 +99,7 @@ class ToolcallRun:
     @property
     def work(self) -> ModelWork:
         if fixtures.WORK not in self.config.stash:
-            self.config.stash[fixtures.WORK] = ModelWork(self.config, self.settings, self.catalog)
+            self.config.stash[fixtures.WORK] = ModelWork(self.config, self.settings)
         return self.config.stash[fixtures.WORK]
 
     @pytest.hookimpl(wrapper=True)

@@ -22,7 +22,7 @@ from pytest_toolcall.agents import (
 from pytest_toolcall.agents.oracle import oracle_rollout
 from pytest_toolcall.cache import CachedModel, ResponseStore
 from pytest_toolcall.client import ORACLE, ChatRequest, Model, ModelSettings, build_model
-from pytest_toolcall.collect import Catalog
+from pytest_toolcall.collect import CATALOG, Catalog
 from pytest_toolcall.datasets.acebench import Sample, family
 from pytest_toolcall.datasets.general_fc import GeneralFCSample
 from pytest_toolcall.options import Settings
@@ -34,10 +34,9 @@ STORE_FILE = "responses.sqlite3"
 
 
 class ModelWork:
-    def __init__(self, config: pytest.Config, settings: Settings, catalog: Catalog) -> None:
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
         self.config = config
         self.settings = settings
-        self.catalog = catalog
         self._model: Model | None = None
         self._user: Model | None = None
         self._store: ResponseStore | None = None
@@ -46,6 +45,10 @@ class ModelWork:
         # Agent rollouts are sequential by nature: each runs on a thread of its own so that it never
         # blocks the other items while it waits for the model.
         self.rollouts = ThreadPoolExecutor(max_workers=settings.concurrency, thread_name_prefix="toolcall-rollout")
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.config.stash[CATALOG]  # loaded at collection, before any item runs
 
     @property
     def model(self) -> Model:

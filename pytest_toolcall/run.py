@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import gc
 import json
+import os
 from typing import Any
 
 import pytest
@@ -126,16 +127,33 @@ class ToolcallRun:
 
     # --- end of session: aggregate, report, gate ----------------------------------------------
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+    @pytest.hookimpl(wrapper=True, trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Any:
+        """Before the other implementations: aggregate, report, gate (JUnit writes after this, so
+        it gets the suite properties). After them: move the JUnit file into place."""
         if fixtures.WORK in self.config.stash:
             self.config.stash[fixtures.WORK].close()  # nothing keeps running after the session
-        if self.is_worker:
-            return
+        xml = None if self.is_worker else self.config.stash.get(_junit_key(), None) if _junit_key() else None
+        final_xml = None
+        if not self.is_worker:
+            self.finish(session, xml)
+        if xml is not None:
+            # pytest writes the JUnit file in place; write it beside and rename, so an interruption
+            # never leaves half a file where CI looks for one.
+            final_xml = xml.logfile
+            xml.logfile = f"{final_xml}.{os.getpid()}.tmp"
+        try:
+            return (yield)
+        finally:
+            if final_xml is not None:
+                if os.path.exists(xml.logfile):
+                    os.replace(xml.logfile, final_xml)
+                xml.logfile = final_xml
+
+    def finish(self, session: pytest.Session, xml: Any) -> None:
         samples = list(self.collector.records.values())
         general_fc_run = "general_fc" in self.settings.benches
         self.metrics = run_metrics(samples, self.catalog.sizes, general_fc_run, self.reference_samples())
-        xml = self.config.stash.get(_junit_key(), None) if _junit_key() else None
         if xml is not None:
             for name, value in report.suite_properties(self.metrics):
                 xml.add_global_property(name, value)

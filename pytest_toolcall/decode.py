@@ -130,13 +130,14 @@ def call_name(func: ast.expr) -> str:
     return ".".join(reversed(parts))
 
 
-def _call(node: ast.Call) -> Call:
-    args = {kw.arg: _value(kw.value) for kw in node.keywords}
+def _call(node: ast.Call, agent: bool = False) -> Call:
+    args = {kw.arg: _value(kw.value, agent) for kw in node.keywords}
     return Call(call_name(node.func), args)
 
 
-def _value(node: ast.AST) -> Any:
-    """One argument value, following the official walk (not Python semantics)."""
+def _value(node: ast.AST, agent: bool = False) -> Any:
+    """One argument value, following the official walk (not Python semantics). ``agent``: the
+    official agent runtime's variant, where a nested call without keywords is its source text."""
     if isinstance(node, ast.Constant):
         return "..." if node.value is Ellipsis else node.value
     if isinstance(node, ast.UnaryOp):
@@ -147,14 +148,14 @@ def _value(node: ast.AST) -> Any:
             return -operand.value
         raise DecodeError(f"unsupported unary operand in {_source(node)!r}")
     if isinstance(node, ast.List):
-        return [_value(e) for e in node.elts]
+        return [_value(e, agent) for e in node.elts]
     if isinstance(node, ast.Tuple):
-        return tuple(_value(e) for e in node.elts)
+        return tuple(_value(e, agent) for e in node.elts)
     if isinstance(node, ast.Dict):
         if any(k is None for k in node.keys):
             raise DecodeError("dict unpacking (**) is not a value")
         try:
-            return {_value(k): _value(v) for k, v in zip(node.keys, node.values, strict=True)}  # type: ignore[arg-type]
+            return {_value(k, agent): _value(v, agent) for k, v in zip(node.keys, node.values, strict=True)}  # type: ignore[arg-type]
         except TypeError as exc:  # unhashable key
             raise DecodeError(f"bad dict key: {exc}") from None
     if isinstance(node, ast.BinOp):
@@ -162,8 +163,9 @@ def _value(node: ast.AST) -> Any:
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Call):
-        call = _call(node)
-        return call.as_dict()
+        if agent and not node.keywords:
+            return ast.unparse(node)
+        return _call(node, agent).as_dict()
     if isinstance(node, ast.Subscript):
         return ast.unparse(node.value) + "[" + ast.unparse(node.slice) + "]"
     raise DecodeError(f"unsupported value {_source(node)!r}")
@@ -337,36 +339,9 @@ def _short(value: object) -> str:
 # The official agent runtime (model_inference/multi_{step,turn}/execution_role*.py) walks argument
 # values like the decoder above with one difference that moves outcomes: a nested call WITHOUT
 # keyword arguments becomes its source text (``merchant_name=str(1)`` passes ``'str(1)'``), at any
-# depth. A nested call with keywords stays ``{name: {kwargs}}``. Everything else (constants, the
-# unary quirk, arithmetic, bare names, subscripts, failures) is shared with ``_value``.
+# depth. A nested call with keywords stays ``{name: {kwargs}}``.
 
 
 def agent_call(node: ast.Call) -> Call:
     """One call of an agent reply, resolved as the official agent runtime resolves it."""
-    return Call(call_name(node.func), {kw.arg: agent_value(kw.value) for kw in node.keywords})
-
-
-def agent_value(node: ast.AST) -> Any:
-    """One argument value of an agent reply (see the section comment); raises ``DecodeError``."""
-    return _guarded(_agent_value, node)
-
-
-def _agent_value(node: ast.AST) -> Any:
-    if isinstance(node, ast.Call):
-        if not node.keywords:
-            return ast.unparse(node)
-        return agent_call(node).as_dict()
-    if isinstance(node, ast.List):
-        return [_agent_value(e) for e in node.elts]
-    if isinstance(node, ast.Tuple):
-        return tuple(_agent_value(e) for e in node.elts)
-    if isinstance(node, ast.Dict):
-        if any(k is None for k in node.keys):
-            raise DecodeError("dict unpacking (**) is not a value")
-        try:
-            return {_agent_value(k): _agent_value(v) for k, v in zip(node.keys, node.values, strict=True)}  # type: ignore[arg-type]
-        except TypeError as exc:  # unhashable key
-            raise DecodeError(f"bad dict key: {exc}") from None
-    # Constants, unary operators, arithmetic, names and subscripts never contain a call that the
-    # agent walk would treat differently, so the shared walk gives the official value.
-    return _value(node)
+    return _guarded(lambda n: _call(n, agent=True), node)

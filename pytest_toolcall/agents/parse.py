@@ -7,7 +7,7 @@ The official runtime (``execution_role*.py : decode_function_list``) does, in or
 3. parse ONE Python expression: a call -> one call; a list/tuple of calls -> those calls (a non-call
    element fails the reply); ANY other expression (``Done``, ``42``, a set of calls) -> zero calls;
 4. resolve keyword arguments (positional ones are dropped) with the agent value walk
-   (``decode.agent_value``: a nested call without keywords becomes its source text);
+   (``decode.agent_call``: a nested call without keywords becomes its source text);
 5. re-render each call as ``name(key=repr(value), ...)``; a dict value is rendered as a nested call
    ``key(**value)``, so a dict argument whose first value is not itself a dict (or an empty dict)
    fails the whole reply.

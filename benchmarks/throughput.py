@@ -145,9 +145,13 @@ def start_server(latency: float, script: Path, env: dict[str, str]) -> tuple[sub
     return server, line.split(" ", 1)[1]
 
 
-def requests_seen(base_url: str) -> int:
+def server_stats(base_url: str) -> dict[str, float]:
     with urllib.request.urlopen(f"{base_url}/stats", timeout=5) as response:
-        return int(json.loads(response.read())["requests"])
+        return json.loads(response.read())
+
+
+def requests_seen(base_url: str) -> int:
+    return int(server_stats(base_url)["requests"])
 
 
 def pytest(cwd: Path, env: dict[str, str], args: list[str]) -> dict[str, float]:

@@ -185,11 +185,13 @@ class _Handler(BaseHTTPRequestHandler):
         with chat._lock:
             chat.in_flight += 1
             chat.max_in_flight = max(chat.max_in_flight, chat.in_flight)
+            chat.first_request_at = chat.first_request_at or time.time()
         try:
             self._post()
         finally:
             with chat._lock:
                 chat.in_flight -= 1
+                chat.last_response_at = time.time()
 
     def _post(self) -> None:
         chat = self.server.chat
@@ -277,6 +279,8 @@ class ChatServer:
         self.count = 0
         self.in_flight = 0
         self.max_in_flight = 0  # how busy clients keep the server: the most requests open at once
+        self.first_request_at = 0.0  # wall-clock times, for benchmarks in another process
+        self.last_response_at = 0.0
         self._faults_injected: dict[str, int] = {}
         self._seen: dict[str, int] = {}
         self._lock = threading.Lock()
@@ -302,7 +306,13 @@ class ChatServer:
             return dict(self._faults_injected)
 
     def stats(self) -> dict[str, Any]:
-        return {"requests": self.count, "faults": self.faults_injected, "max_in_flight": self.max_in_flight}
+        return {
+            "requests": self.count,
+            "faults": self.faults_injected,
+            "max_in_flight": self.max_in_flight,
+            "first_request_at": self.first_request_at,
+            "last_response_at": self.last_response_at,
+        }
 
     def start(self) -> Self:
         if self._thread is None:

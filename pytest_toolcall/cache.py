@@ -32,7 +32,8 @@ def request_key(model: str, base_url: str | None, request: ChatRequest, sampling
         "tools": request.tools,
         "sampling": {**sampling, **request.sampling},
     }
-    text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=repr)
+    # ASCII escapes: messages may carry model text with lone surrogates, which UTF-8 cannot encode.
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), default=repr)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -66,7 +67,7 @@ class ResponseStore:
             return None  # a row this version cannot read is a miss, not a crash
 
     def put(self, key: str, model: str, response: ChatResponse) -> None:
-        text = json.dumps(dataclasses.asdict(response), ensure_ascii=False)
+        text = json.dumps(dataclasses.asdict(response))  # ASCII: lone surrogates survive
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO responses (key, model, stored_at, response) VALUES (?, ?, ?, ?)",

@@ -85,7 +85,8 @@ class GatewayModel:
         self._stderr.close()
 
     def _send(self, message: dict[str, Any]) -> bool:
-        line = json.dumps(message, ensure_ascii=False, default=repr).encode("utf-8") + b"\n"
+        # ASCII escapes: text may hold lone surrogates, which UTF-8 cannot encode.
+        line = json.dumps(message, default=repr).encode("ascii") + b"\n"
         with self._lock:
             try:
                 self._input.write(line)
@@ -145,12 +146,13 @@ async def _serve() -> None:
 
     async def answer(number: int, request: ChatRequest) -> None:
         try:
-            message: dict[str, Any] = {"response": dataclasses.asdict(await endpoint.complete(request))}
+            response = _redacted(await endpoint.complete(request), endpoint.settings.api_key)
+            line = json.dumps({"id": number, "response": dataclasses.asdict(response)})
         except RequestError as exc:
-            message = {"error": str(exc)}
+            line = json.dumps({"id": number, "error": str(exc)})
         except Exception as exc:  # never leave the parent waiting
-            message = {"error": f"{type(exc).__name__}: {exc}"}
-        out.write(json.dumps({"id": number, **message}, ensure_ascii=False).encode("utf-8") + b"\n")
+            line = json.dumps({"id": number, "error": f"{type(exc).__name__}: {exc}"}, default=repr)
+        out.write(line.encode("ascii") + b"\n")  # ASCII escapes: lone surrogates survive the pipe
         out.flush()
         tasks.pop(number, None)
 
@@ -168,6 +170,20 @@ async def _serve() -> None:
         task.cancel()
     await asyncio.gather(*tasks.values(), return_exceptions=True)
     await endpoint.close()
+
+
+def _redacted(response: ChatResponse, key: str | None) -> ChatResponse:
+    """A server that echoes the key (in an answer, an argument) must not get it into the store,
+    the reports or the terminal: it is replaced before the answer leaves this process."""
+    if not key or key not in json.dumps(dataclasses.asdict(response)):
+        return response
+    calls = [{k: v.replace(key, "***") if isinstance(v, str) else v for k, v in c.items()} for c in response.tool_calls]
+    return dataclasses.replace(
+        response,
+        content=response.content.replace(key, "***") if response.content else response.content,
+        reasoning=response.reasoning.replace(key, "***") if response.reasoning else response.reasoning,
+        tool_calls=calls,
+    )
 
 
 def main() -> None:

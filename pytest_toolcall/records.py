@@ -16,10 +16,15 @@ from pytest_toolcall.ids import parse_nodeid
 RECORD = pytest.StashKey[dict[str, Any]]()
 
 _PLAIN = (str, int, float, bool, type(None))
+#: Longer texts (a hostile 10 MB answer) are cut in records: the reports stay readable, and the
+#: response store still has every answer whole.
+MAX_TEXT = 65_536
 
 
 def sanitize(value: Any) -> Any:
     """Plain builtins only: str-keyed dicts, lists, exact scalars; anything else becomes its repr."""
+    if type(value) is str and len(value) > MAX_TEXT:
+        return f"{value[:MAX_TEXT]}... [{len(value)} characters, cut]"
     if type(value) in _PLAIN:
         return value
     if isinstance(value, dict):

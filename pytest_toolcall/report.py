@@ -17,7 +17,8 @@ def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, ensure_ascii=False, indent=1)
+            # ASCII escapes: model text may hold lone surrogates, which UTF-8 cannot encode.
+            json.dump(data, handle, ensure_ascii=True, indent=1)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

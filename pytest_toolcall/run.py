@@ -143,12 +143,17 @@ class ToolcallRun:
             final_xml = xml.logfile
             xml.logfile = f"{final_xml}.{os.getpid()}.tmp"
         try:
-            return (yield)
+            result = yield
+        except BaseException:
+            if final_xml is not None and os.path.exists(xml.logfile):
+                os.remove(xml.logfile)  # perhaps half written: never move it into place
+            raise
         finally:
             if final_xml is not None:
-                if os.path.exists(xml.logfile):
-                    os.replace(xml.logfile, final_xml)
-                xml.logfile = final_xml
+                temporary, xml.logfile = xml.logfile, final_xml
+        if final_xml is not None and os.path.exists(temporary):
+            os.replace(temporary, final_xml)
+        return result
 
     def finish(self, session: pytest.Session, xml: Any) -> None:
         samples = list(self.collector.records.values())

@@ -18,6 +18,7 @@ from jsonschema.exceptions import best_match
 from pytest_toolcall.client import ChatResponse
 from pytest_toolcall.datasets.general_fc import GeneralFCSample, describe_error, schema_problem
 from pytest_toolcall.ids import parse_nodeid
+from pytest_toolcall.text import clip
 
 TOOL_CALLS = "tool_calls"
 
@@ -115,7 +116,7 @@ def _validate_call(tools: list[dict[str, Any]], call: dict[str, Any], number: in
     # §4.3.1: the first tool of that name; a later tool with the same name is never consulted.
     function = next((t["function"] for t in tools if t["function"]["name"] == name), None)
     if function is None:
-        return Failure(UNKNOWN_TOOL, f"call {number}: unknown tool {name!r}")
+        return Failure(UNKNOWN_TOOL, f"call {number}: unknown tool {clip(repr(name), 80)}")
     where = f"call {number} ({name})"
     # §4.3.2: missing and falsy parameters are both invalid (K2VV: `if not schema`).
     if not function.get("parameters"):
@@ -129,7 +130,7 @@ def _validate_call(tools: list[dict[str, Any]], call: dict[str, Any], number: in
     if isinstance(arguments, str):  # §4.3.3: the raw string; an object from the server is validated as is
         try:
             arguments = json.loads(arguments)
-        except json.JSONDecodeError as exc:
+        except (ValueError, RecursionError) as exc:  # not JSON, too deep, an int beyond the digit limit
             return Failure(JSON_DECODE, f"{where}: arguments are not valid JSON: {exc}")
     try:
         error = best_match(compiled.validator.iter_errors(arguments))  # as jsonschema.validate reports
@@ -195,7 +196,7 @@ def _short(text: str) -> str:
 
 def is_scored(record: dict[str, Any]) -> bool:
     """A record with an answer: request errors and skipped items count in no metric (§5, §7)."""
-    return record.get("outcome") not in (ERROR, SKIPPED)
+    return record.get("outcome") not in (ERROR, SKIPPED) and "should_call_tool" in record
 
 
 def record_pred(record: dict[str, Any]) -> bool:

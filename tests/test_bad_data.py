@@ -1,0 +1,445 @@
+"""Bad data gets one clear message, never a traceback, never a silent skip (issue: reliability and
+security, item 3).
+
+ACEBench files are broken one way at a time in a copy of the data root; each problem must be a
+collection error naming the file and line, and the rest of the data must still run. Options with
+unknown values are usage errors naming the option. Downloads are checked against their sha256
+sums: served from a local HTTP server, a good mirror builds a root, a tampered file is refused
+naming the URL and both hashes, and an unreachable server says how to point at a local copy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import json
+import threading
+from collections.abc import Callable, Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolcall.datasets.acebench import DataError
+from pytest_toolcall.datasets.download import ensure_root
+
+EN = Path("data_all/data_en")
+ANSWERS = EN / "possible_answer"
+
+
+def copy_root(source: Path, target: Path) -> Path:
+    """A data root of the English data: files linked, so that a test replaces only what it breaks."""
+    for path in (source / EN).rglob("*.json"):
+        link = target / path.relative_to(source)
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(path)
+    (target / "prompts.json").symlink_to(source / "prompts.json")
+    return target
+
+
+def rewrite(path: Path, edit: Callable[[list[str]], list[str]]) -> Path:
+    """Replace a (linked) file by an edited copy of its lines."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.unlink()
+    path.write_text("\n".join(edit(lines)) + "\n", encoding="utf-8")
+    return path
+
+
+def set_line(index: int, text: str) -> Callable[[list[str]], list[str]]:
+    def edit(lines: list[str]) -> list[str]:
+        lines[index] = text
+        return lines
+
+    return edit
+
+
+def edit_field(index: int, **fields: Any) -> Callable[[list[str]], list[str]]:
+    def edit(lines: list[str]) -> list[str]:
+        row = json.loads(lines[index])
+        row.update(fields)
+        lines[index] = json.dumps(row, ensure_ascii=False)
+        return lines
+
+    return edit
+
+
+def drop_field(index: int, name: str) -> Callable[[list[str]], list[str]]:
+    def edit(lines: list[str]) -> list[str]:
+        row = json.loads(lines[index])
+        del row[name]
+        lines[index] = json.dumps(row, ensure_ascii=False)
+        return lines
+
+    return edit
+
+
+@pytest.fixture
+def root(pytester: pytest.Pytester, acebench_root: Path) -> Path:
+    return copy_root(acebench_root, pytester.path / "data")
+
+
+def run_oracle(pytester: pytest.Pytester, root: Path, *extra: str) -> pytest.RunResult:
+    return pytester.runpytest(
+        "--toolcall-model=oracle",
+        f"--toolcall-data-dir={root}",
+        "--toolcall-limit=1",
+        "--toolcall-report=report.json",
+        "-m",
+        "not agent",
+        "-p",
+        "no:randomly",
+        *extra,
+    )
+
+
+def assert_no_traceback(result: pytest.RunResult) -> None:
+    out = result.stdout.str() + result.stderr.str()
+    assert "Traceback" not in out, out[-3000:]
+    assert "INTERNALERROR" not in out, out[-3000:]
+
+
+# --- ACEBench files -------------------------------------------------------------------------------
+
+
+def break_data_line(root: Path) -> str:
+    path = rewrite(root / EN / "data_normal_atom_enum.json", lambda lines: [*lines[:6], lines[6][:-5], *lines[7:]])
+    return f"{path}:7: not valid JSON"
+
+
+def break_answer_line(root: Path) -> str:
+    path = rewrite(root / ANSWERS / "data_normal_atom_number.json", set_line(2, '{"id": "normal_atom_number_2", '))
+    return f"{path}:3: not valid JSON"
+
+
+def data_line_not_an_object(root: Path) -> str:
+    path = rewrite(root / EN / "data_normal_atom_object_deep.json", set_line(4, "[1, 2, 3]"))
+    return f"{path}:5: expected a JSON object, got list"
+
+
+def data_line_missing_a_field(root: Path) -> str:
+    path = rewrite(root / EN / "data_normal_single_turn_single_function.json", drop_field(1, "question"))
+    return f"{path}:2: missing field(s) question"
+
+
+def answer_line_missing_ground_truth(root: Path) -> str:
+    path = rewrite(root / ANSWERS / "data_special_error_param.json", drop_field(3, "ground_truth"))
+    return f"{path}:4: missing field ground_truth"
+
+
+def missing_answer_file(root: Path) -> str:
+    path = root / ANSWERS / "data_special_incomplete.json"
+    path.unlink()
+    return f"{path}: file not found"
+
+
+def missing_data_file(root: Path) -> str:
+    path = root / EN / "data_normal_similar_api.json"
+    path.unlink()
+    return f"{path}: file not found"
+
+
+def count_mismatch(root: Path) -> str:
+    answers = rewrite(root / ANSWERS / "data_normal_atom_list.json", lambda lines: lines[:-1])
+    return f"{root / EN / 'data_normal_atom_list.json'} has 50 lines but {answers} has 49"
+
+
+def id_mismatch(root: Path) -> str:
+    answers = rewrite(root / ANSWERS / "data_normal_atom_bool.json", edit_field(4, id="normal_atom_bool_99"))
+    data = root / EN / "data_normal_atom_bool.json"
+    return f"{answers}:5: id 'normal_atom_bool_99' does not match 'normal_atom_bool_4' at {data}:5"
+
+
+def answer_file_not_utf8(root: Path) -> str:
+    path = root / ANSWERS / "data_normal_preference.json"
+    content = path.read_bytes()
+    path.unlink()
+    path.write_bytes(content.replace(b"normal_preference_1", b"normal_preference_\xff", 1))
+    return f"{path}: cannot read"
+
+
+BREAKAGES: dict[str, Callable[[Path], str]] = {
+    "malformed data line": break_data_line,
+    "malformed answer line": break_answer_line,
+    "data line not an object": data_line_not_an_object,
+    "data line missing a field": data_line_missing_a_field,
+    "answer line missing ground_truth": answer_line_missing_ground_truth,
+    "missing answer file": missing_answer_file,
+    "missing data file": missing_data_file,
+    "count mismatch": count_mismatch,
+    "id mismatch": id_mismatch,
+    "answer file not utf-8": answer_file_not_utf8,
+}
+
+
+@pytest.mark.parametrize("breakage", list(BREAKAGES))
+def test_a_data_problem_is_one_collection_error_naming_file_and_line(
+    pytester: pytest.Pytester, root: Path, breakage: str
+) -> None:
+    message = BREAKAGES[breakage](root)
+    result = run_oracle(pytester, root)
+    assert_no_traceback(result)
+    assert message in result.stdout.str()
+    result.assert_outcomes(passed=14, errors=1)  # the broken category is an error; the other 14 still run
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # never a silent skip
+    assert "incomplete: 1 part(s) of the data could not be loaded" in result.stdout.str()
+    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    assert len(report["run"]["data_problems"]) == 1
+
+
+def test_every_problem_gets_its_own_message_and_the_gate_fails(pytester: pytest.Pytester, root: Path) -> None:
+    messages = [breakage(root) for breakage in BREAKAGES.values()]
+    result = run_oracle(pytester, root, "--toolcall-fail-under=overall=0")
+    assert_no_traceback(result)
+    out = result.stdout.str()
+    for message in messages:
+        assert message in out
+    result.assert_outcomes(passed=15 - len(messages), errors=len(messages))
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert "toolcall gate FAILED" in out
+
+
+def test_a_root_without_prompts_json(pytester: pytest.Pytester, root: Path) -> None:
+    (root / "prompts.json").unlink()
+    result = run_oracle(pytester, root)
+    assert_no_traceback(result)
+    out = result.stdout.str() + result.stderr.str()
+    assert f"{root / 'prompts.json'}: file not found" in out
+    assert result.ret in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.INTERRUPTED)
+    assert not result.parseoutcomes().get("passed")
+
+
+def test_a_prompts_json_that_is_not_one(pytester: pytest.Pytester, root: Path) -> None:
+    (root / "prompts.json").unlink()
+    (root / "prompts.json").write_text('{"files": ', encoding="utf-8")
+    result = run_oracle(pytester, root)
+    assert_no_traceback(result)
+    out = result.stdout.str() + result.stderr.str()
+    assert f"{root / 'prompts.json'}: not a prompts file" in out
+    assert result.ret != pytest.ExitCode.OK
+
+
+def test_a_general_fc_line_that_is_not_json(pytester: pytest.Pytester) -> None:
+    path = pytester.path / "calls.jsonl"
+    tool = {"type": "function", "function": {"name": "noop", "parameters": {"type": "object", "properties": {}}}}
+    good = {"messages": [{"role": "user", "content": "hi"}], "tools": [tool], "should_call_tool": False}
+    path.write_text(json.dumps(good) + "\n" + '{"messages": [\n', encoding="utf-8")
+    result = pytester.runpytest(
+        "--toolcall-model=oracle", "--toolcall-bench=general_fc", f"--toolcall-general-fc={path}", "-p", "no:randomly"
+    )
+    assert_no_traceback(result)
+    assert f"{path}:2: not valid JSON" in result.stdout.str()
+    result.assert_outcomes(passed=1, errors=1)
+
+
+# --- options ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--toolcall-lang=fr"], "--toolcall-lang: unknown value fr; choose from en, zh"),
+        (["--toolcall-lang=en,klingon"], "--toolcall-lang: unknown value klingon"),
+        (["--toolcall-bench=bfcl"], "--toolcall-bench: unknown value bfcl; choose from acebench, general_fc"),
+        (["--toolcall-fail-under=normal_atom_boool=0.5"], "unknown metric 'normal_atom_boool'"),
+        (["--toolcall-fail-under=fr.overall=0.5"], "unknown language 'fr'"),
+        (["--toolcall-cache-mode=sometimes"], "--toolcall-cache-mode: unknown value sometimes"),
+        (["--toolcall-max-retries=-1"], "--toolcall-max-retries: must be at least 0"),
+        (["--toolcall-timeout=soon"], "--toolcall-timeout: expected a number"),
+    ],
+)
+def test_an_unknown_option_value_is_a_usage_error_naming_the_option(
+    pytester: pytest.Pytester, root: Path, options: list[str], message: str
+) -> None:
+    result = run_oracle(pytester, root, *options)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert message in result.stderr.str()
+    assert_no_traceback(result)
+
+
+def test_an_unknown_language_in_the_ini_file_is_a_usage_error(pytester: pytest.Pytester, root: Path) -> None:
+    pytester.makeini("[pytest]\ntoolcall_lang = fr\n")
+    result = run_oracle(pytester, root)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--toolcall-lang: unknown value fr" in result.stderr.str()
+    assert_no_traceback(result)
+
+
+@pytest.mark.parametrize("folder", ["missing", "empty"])
+def test_a_data_dir_that_is_not_a_root(pytester: pytest.Pytester, folder: str) -> None:
+    path = pytester.path / folder
+    if folder == "empty":
+        path.mkdir()
+    result = run_oracle(pytester, path)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert f"--toolcall-data-dir: {path} has no data_all/ folder" in result.stderr.str()
+    assert_no_traceback(result)
+
+
+# --- downloads --------------------------------------------------------------------------------------
+
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+DATA_FILES = (
+    "data_all/data_en/data_normal_atom_bool.json",
+    "data_all/data_en/possible_answer/data_normal_atom_bool.json",
+)
+
+
+def prompt_module(constants: dict[str, str]) -> str:
+    """An official prompt file as far as the download reads it: module-level string assignments
+    (and some code around them that must never run)."""
+    lines = ['"""Synthesized prompt module."""', "import os", "os.system('touch NEVER_RUN')", ""]
+    lines += [f"{name} = {value!r}" for name, value in constants.items()]
+    lines += ["", "def helper():", "    return SYSTEM", ""]
+    return "\n".join(lines)
+
+
+@pytest.fixture
+def mirror(tmp_path: Path, acebench_root: Path) -> tuple[Path, dict[str, Any]]:
+    """A folder laid out as ``<commit>/<path>``, and a manifest pinning its files."""
+    folder = tmp_path / "mirror" / COMMIT
+    files: dict[str, str] = {}
+    prompts = json.loads((acebench_root / "prompts.json").read_text(encoding="utf-8"))
+    contents = {path: prompt_module(constants).encode() for path, constants in prompts["files"].items()}
+    contents.update({path: (acebench_root / path).read_bytes() for path in DATA_FILES})
+    for path, content in contents.items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_bytes(content)
+        files[path] = hashlib.sha256(content).hexdigest()
+    return tmp_path / "mirror", {"repository": "mirror/ACEBench", "commit": COMMIT, "files": files}
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Path], str]]:
+    servers: list[http.server.ThreadingHTTPServer] = []
+
+    def start(folder: Path) -> str:
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), partial(QuietHandler, directory=str(folder)))
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+def dead_url() -> str:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), QuietHandler)
+    port = server.server_address[1]
+    server.server_close()  # nothing listens there any more
+    return f"http://127.0.0.1:{port}"
+
+
+def test_a_good_download_builds_the_root(
+    mirror: tuple[Path, dict[str, Any]],
+    serve: Callable[[Path], str],
+    tmp_path: Path,
+    acebench_root: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    folder, manifest = mirror
+    monkeypatch.setenv("TOOLCALL_DATA_URL", serve(folder) + "/{commit}")
+    monkeypatch.chdir(tmp_path)
+    root = ensure_root(manifest, tmp_path / "cache")
+    assert root == tmp_path / "cache" / "acebench" / COMMIT
+    built = json.loads((root / "prompts.json").read_text(encoding="utf-8"))
+    shared = json.loads((acebench_root / "prompts.json").read_text(encoding="utf-8"))
+    assert built["files"] == shared["files"]
+    for path in DATA_FILES:
+        assert (root / path).read_bytes() == (acebench_root / path).read_bytes()
+    assert not list(root.rglob("*.py"))  # only the texts are kept
+    assert not (tmp_path / "NEVER_RUN").exists()  # the prompt files were parsed, not run
+    assert [p.name for p in root.parent.iterdir()] == [COMMIT]  # no staging folder left behind
+
+
+@pytest.mark.parametrize("tampered", ["model_inference/prompt_en.py", DATA_FILES[1]])
+def test_a_tampered_file_is_refused(
+    mirror: tuple[Path, dict[str, Any]],
+    serve: Callable[[Path], str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tampered: str,
+) -> None:
+    folder, manifest = mirror
+    path = folder / COMMIT / tampered
+    content = path.read_bytes() + b"\n# one more line\n"
+    path.write_bytes(content)
+    base = serve(folder)
+    monkeypatch.setenv("TOOLCALL_DATA_URL", base + "/{commit}")
+    cache = tmp_path / "cache"
+    with pytest.raises(DataError) as excinfo:
+        ensure_root(manifest, cache)
+    message = str(excinfo.value)
+    assert f"{base}/{COMMIT}/{tampered}" in message
+    assert hashlib.sha256(content).hexdigest() in message  # what came
+    assert manifest["files"][tampered] in message  # what was pinned
+    assert "refus" in message
+    assert not (cache / "acebench" / COMMIT).exists()  # nothing half-built
+    assert not [p for p in (cache / "acebench").iterdir()]
+
+
+def test_an_unreachable_server_says_how_to_use_a_local_copy(
+    mirror: tuple[Path, dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, manifest = mirror
+    url = dead_url()
+    monkeypatch.setenv("TOOLCALL_DATA_URL", url)
+    with pytest.raises(DataError) as excinfo:
+        ensure_root(manifest, tmp_path / "cache")
+    message = str(excinfo.value)
+    assert url in message
+    assert "--toolcall-data-dir" in message and "TOOLCALL_DATA_DIR" in message
+    assert not (tmp_path / "cache" / "acebench" / COMMIT).exists()
+
+
+def test_an_unreachable_server_is_a_usage_error_without_traceback(
+    pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TOOLCALL_DATA_DIR", raising=False)
+    monkeypatch.setenv("TOOLCALL_DATA_URL", dead_url())
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "empty-cache"))
+    result = pytester.runpytest("--toolcall-model=oracle", "-p", "no:randomly")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    err = result.stderr.str()
+    assert "cannot download the ACEBench data" in err
+    assert "--toolcall-data-dir" in err and "TOOLCALL_DATA_DIR" in err
+    assert_no_traceback(result)
+
+
+WRONG_FILE = b"not the pinned file\n"
+
+
+def test_a_mirror_with_wrong_files_is_a_usage_error_without_traceback(
+    pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real manifest against a mirror whose every file differs from the pinned one."""
+
+    class Tampered(QuietHandler):
+        def do_GET(self) -> None:
+            body = WRONG_FILE
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Tampered)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.delenv("TOOLCALL_DATA_DIR", raising=False)
+        monkeypatch.setenv("TOOLCALL_DATA_URL", f"http://127.0.0.1:{server.server_address[1]}")
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "empty-cache"))
+        result = pytester.runpytest("--toolcall-model=oracle", "-p", "no:randomly")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    err = result.stderr.str()
+    assert f"sha256 {hashlib.sha256(WRONG_FILE).hexdigest()} does not match the pinned" in err
+    assert_no_traceback(result)

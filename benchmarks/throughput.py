@@ -52,6 +52,7 @@ def main() -> int:
     try:
         print(f"# latency {args.latency}s, selection -k {args.k!r}, cwd {work}")
         before = requests_seen(base_url)
+        started = time.time()
         run = pytest(
             work,
             env,
@@ -64,12 +65,16 @@ def main() -> int:
                 "--toolcall-report=single.json",
             ],
         )
-        sent = requests_seen(base_url) - before
+        stats = server_stats(base_url)
+        sent = int(stats["requests"]) - before
         limit = sent * args.latency / args.concurrency
+        busy = stats["last_response_at"] - stats["first_request_at"]
         items = len(json.loads((work / "single.json").read_text())["samples"])
         print(f"items                     {items}")
-        print(f"requests                  {sent}")
+        print(f"requests                  {sent} (at most {stats['max_in_flight']} in flight)")
         print(f"wall time                 {run['wall']:.2f} s (limit {limit:.2f} s, ratio {run['wall'] / limit:.3f})")
+        print(f"  start-up                {stats['first_request_at'] - started:.2f} s before the first request")
+        print(f"  endpoint busy           {busy:.2f} s, first request to last answer (ratio {busy / limit:.3f})")
         print(f"requests per second       {sent / run['wall']:.1f}")
 
         xdist = pytest(

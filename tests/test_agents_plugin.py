@@ -155,3 +155,11 @@ def test_request_error_in_a_rollout_is_an_error(
     result = pytester.runpytest(*agent_args, "-k", "en/agent_multi_step_0", "--toolcall-max-retries=0")
     result.assert_outcomes(errors=1)
     assert "request failed:" in result.stdout.str()
+
+
+def test_rollouts_run_side_by_side(pytester: pytest.Pytester, agent_args: list[str], scripted_agent: ChatServer) -> None:
+    """A rollout waits for the model at every turn; the other items' rollouts go on meanwhile."""
+    scripted_agent.latency = 0.05
+    result = pytester.runpytest(*agent_args, "--toolcall-concurrency=8", "-k", "multi_step")
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
+    assert scripted_agent.max_in_flight >= 4

@@ -157,7 +157,9 @@ def test_request_error_in_a_rollout_is_an_error(
     assert "request failed:" in result.stdout.str()
 
 
-def test_rollouts_run_side_by_side(pytester: pytest.Pytester, agent_args: list[str], scripted_agent: ChatServer) -> None:
+def test_rollouts_run_side_by_side(
+    pytester: pytest.Pytester, agent_args: list[str], scripted_agent: ChatServer
+) -> None:
     """A rollout waits for the model at every turn; the other items' rollouts go on meanwhile."""
     scripted_agent.latency = 0.05
     result = pytester.runpytest(*agent_args, "--toolcall-concurrency=8", "-k", "multi_step")

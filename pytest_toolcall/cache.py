@@ -74,10 +74,6 @@ class ResponseStore:
                 (key, model, time.time(), text),
             )
 
-    def count(self) -> int:
-        with self._lock:
-            return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
-
     def close(self) -> None:
         with self._lock:
             self._db.close()

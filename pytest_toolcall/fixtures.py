@@ -22,6 +22,7 @@ WORK = pytest.StashKey[ModelWork]()
 
 @pytest.fixture(scope="session")
 def toolcall_settings(pytestconfig: pytest.Config) -> Settings:
+    """The resolved ``--toolcall-*`` settings of this run (the API key is never among them)."""
     return pytestconfig.stash[SETTINGS]
 
 

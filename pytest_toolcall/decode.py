@@ -1,7 +1,7 @@
 """Decode ``[ApiName(key=value), ...]`` model output into calls, without executing anything.
 
 The official ACEBench decoder (56dd66c, ``model_inference/utils.py``) parses the text with ``ast`` and
-then calls ``eval()`` on every arithmetic sub-expression. We reach the same decoded values by walking
+then evaluates every arithmetic sub-expression with Python's ``eval``. We reach the same decoded values by walking
 the tree with a whitelist and folding arithmetic with a small literal interpreter, so model output is
 only ever data. Every quirk of the official walk is kept on purpose (they move verdicts):
 
@@ -213,14 +213,14 @@ _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
 
 
 def _arith(node: ast.BinOp) -> Any:
-    """What the official ``eval(ast.unparse(node))`` gives for an expression made of literals."""
+    """What the official ``eval`` of the unparsed node gives for an expression made of literals."""
     try:
         return _eval(node)
     except DecodeError:
         raise
     except (RecursionError, MemoryError):
         raise DecodeError("arithmetic nested too deeply") from None
-    except Exception as exc:  # the operation itself failed, as it would under eval()
+    except Exception as exc:  # the operation itself failed, as it would under the official eval
         raise DecodeError(f"arithmetic failed: {_short(exc)}") from None
 
 

@@ -23,6 +23,21 @@ from tests.chat_server import ChatServer, FaultPlan, Reply, message_text, text_k
 WRONG_CALL = "[wrong_call(x=1)]"
 
 
+#: A general_fc tool with a strict schema, shared by the fault and hostile-output suites.
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+            "additionalProperties": False,
+        },
+    },
+}
+
+
 def acebench_nodeid(lang: str, sample_id: str) -> str:
     return f"toolcall::acebench[{lang}/{sample_id}]"
 

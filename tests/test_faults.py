@@ -20,6 +20,7 @@ import pytest
 
 from tests.chat_server import FAULT_KINDS, FaultPlan, Reply
 from tests.reliability_support import (
+    WEATHER,
     AnswerTable,
     RecordingServer,
     acebench_answers,
@@ -319,19 +320,6 @@ def test_unparseable_body_is_retried_then_an_error(
 
 
 # --- general_fc ----------------------------------------------------------------------------------
-
-WEATHER = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-            "additionalProperties": False,
-        },
-    },
-}
 
 
 def gfc_call(arguments: str) -> Reply:

@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 
 from tests.chat_server import ChatServer, Reply
-from tests.reliability_support import load_report, run_with_deadline, warm_up_client
+from tests.reliability_support import WEATHER, load_report, run_with_deadline, warm_up_client
 
 warm_up_client()
 
@@ -36,18 +36,6 @@ MARKER_NAME = "PWNED_MARKER"
 TEN_MB = 10_000_000
 RUN_SECONDS = 30.0  # the whole run, every item included
 DEADLINE = 45.0  # a run still going then is interrupted: it hangs
-WEATHER = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-            "additionalProperties": False,
-        },
-    },
-}
 
 
 @dataclass(frozen=True)

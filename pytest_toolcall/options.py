@@ -88,6 +88,13 @@ OPTIONS = (
         "environment variable holding the user simulator's key (default: the model's)",
         metavar="NAME",
     ),
+    Option(
+        "step-prompt-lang",
+        "prompt language of agent_multi_step: 'sample' (the sample's) or 'zh' (what the "
+        "official API runner sends for both languages)",
+        default="sample",
+        metavar="LANG",
+    ),
     Option("max-dialog-turns", "message cap of an ACEBench agent dialogue (official: 40)", default="40", metavar="N"),
     Option("report", "write the JSON report to PATH", metavar="PATH"),
     Option("fail-under", "quality gate, e.g. overall=0.8,atom=0.9", metavar="METRIC=VALUE,..."),
@@ -126,6 +133,7 @@ class Settings:
     user_base_url: str | None
     user_api_key_env: str
     max_dialog_turns: int
+    step_prompt_lang: str | None  # None: the sample's language
     cache: Path | None  # None: the default location under pytest's cache dir
     cache_mode: str
     report: Path | None
@@ -167,6 +175,9 @@ class Settings:
             user_base_url=raw["user-base-url"] or None,
             user_api_key_env=raw["user-api-key-env"] or raw["api-key-env"],
             max_dialog_turns=_number("max-dialog-turns", raw["max-dialog-turns"], int, minimum=1),
+            step_prompt_lang=_choices("step-prompt-lang", raw["step-prompt-lang"], ("sample", *LANGUAGES))[0]
+            if raw["step-prompt-lang"] != "sample"
+            else None,
             cache=Path(raw["cache"]).expanduser() if raw["cache"] and raw["cache"] != "off" else None,
             cache_mode="off" if raw["cache"] == "off" else _choices("cache-mode", raw["cache-mode"], MODES)[0],
             report=Path(raw["report"]) if raw["report"] else None,

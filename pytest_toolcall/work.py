@@ -135,7 +135,7 @@ class ModelWork:
             return oracle_rollout(sample, prompts, turns)
         agent = _speaker(self.model, AGENT_SAMPLING)
         if sample.category == "agent_multi_step":
-            return run_multi_step(sample, prompts, agent, max_turns=turns)
+            return run_multi_step(sample, prompts, agent, max_turns=turns, prompt_lang=self.settings.step_prompt_lang)
         if self.user is None:
             return None
         user = oracle_user(sample) if self.user.name == ORACLE else _speaker(self.user, USER_SAMPLING)

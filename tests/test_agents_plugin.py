@@ -165,3 +165,20 @@ def test_rollouts_run_side_by_side(
     result = pytester.runpytest(*agent_args, "--toolcall-concurrency=8", "-k", "multi_step")
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
     assert scripted_agent.max_in_flight >= 4
+
+
+@pytest.mark.parametrize(("option", "language_of_prompt"), [([], "en"), (["--toolcall-step-prompt-lang=zh"], "zh")])
+def test_multi_step_prompt_language(
+    pytester: pytest.Pytester,
+    agent_args: list[str],
+    scripted_agent: ChatServer,
+    acebench_root: Path,
+    option: list[str],
+    language_of_prompt: str,
+) -> None:
+    """The official API runner sends the zh multi_step prompts even for en samples; on request, so do we."""
+    pytester.runpytest(*agent_args, "-k", "en/agent_multi_step_3]", *option)
+    system = Prompts.load(acebench_root).text(
+        "model_inference/multi_step/APIModel_agent.py", f"MULTI_TURN_AGENT_PROMPT_SYSTEM_{language_of_prompt.upper()}"
+    )
+    assert scripted_agent.requests and all(r["messages"][0]["content"] == system for r in scripted_agent.requests)

@@ -140,9 +140,7 @@ def run_multi_step(
                 run = execute(state.env, calls, MULTI_STEP)
                 state.recorded = True  # even for zero calls: the instances now exist
                 message = Message("execution", "agent", run.message, run.calls)
-        rollout.transcript.append(message)
-        if index > 1 and FINISH in message.content:
-            rollout.finished = True
+        if _append(rollout, message, index):
             break
     return state.finish(rollout)
 
@@ -194,11 +192,16 @@ def run_multi_turn(
             if not run.aborted:  # an aborted batch returns no instances officially
                 state.recorded = True
             message = Message("execution", "agent", run.message, run.calls)
-        rollout.transcript.append(message)
-        if index > 1 and FINISH in message.content:
-            rollout.finished = True
+        if _append(rollout, message, index):
             break
     return state.finish(rollout)
+
+
+def _append(rollout: Rollout, message: Message, index: int) -> bool:
+    """Add the message; True when it ends the dialogue (the official stop rule of both loops)."""
+    rollout.transcript.append(message)
+    rollout.finished = index > 1 and FINISH in message.content
+    return rollout.finished
 
 
 def _history_line(message: Message) -> str:

@@ -101,6 +101,8 @@ OPTIONS = (
     Option("max-errors", "request errors the gate tolerates", default="0", metavar="N"),
 )
 
+OPTION = {option.name: option for option in OPTIONS}
+
 
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("toolcall", "tool-calling benchmarks (pytest-toolcall)")
@@ -139,6 +141,12 @@ class Settings:
     report: Path | None
     fail_under: str | None
     max_errors: int
+
+    @property
+    def sends_requests(self) -> bool:
+        """Whether a model of this run is reached over the network."""
+        models = (self.model, self.user_model or "oracle")
+        return self.cache_mode != "replay" and any(model != "oracle" for model in models)
 
     @property
     def api_key(self) -> str | None:
@@ -194,8 +202,22 @@ class Settings:
         return settings
 
 
-def _raw(config: pytest.Config, option: Option) -> Any:
-    value = config.getoption(option.dest)
+def needs_client_early(config: pytest.Config) -> bool:
+    """Whether this process should start the run's model client process, judged from the command
+    line alone (before pytest has configured itself), so that it can start early. A wrong guess
+    costs time, never results: an unneeded client is stopped, a missing one started later."""
+    namespace = config.known_args_namespace
+    raw = {name: _raw(config, OPTION[name], namespace) for name in ("model", "cache", "cache-mode")}
+    if not raw["model"] or raw["model"] == "oracle" or getattr(namespace, "collectonly", False):
+        return False
+    if raw["cache"] != "off" and raw["cache-mode"] == "replay":
+        return False
+    # Under xdist the controller starts it and its workers connect to it.
+    return "PYTEST_XDIST_WORKER" not in os.environ
+
+
+def _raw(config: pytest.Config, option: Option, namespace: Any = None) -> Any:
+    value = config.getoption(option.dest) if namespace is None else getattr(namespace, option.dest, None)
     if value is None and option.ini:
         value = config.getini(option.dest)
     if value is None and option.env:

@@ -7,9 +7,11 @@ Hook reference: https://docs.pytest.org/en/stable/reference/reference.html#hooks
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
-from pytest_toolcall.options import Settings, add_options
+from pytest_toolcall.options import Settings, add_options, needs_client_early
 
 MARKERS = {
     "acebench": "an ACEBench item",
@@ -26,6 +28,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """The earliest hook that sees the command line: start the model client's process here, so
+    that its second of SDK import overlaps conftests, configuration and collection."""
+    if needs_client_early(early_config):
+        from pytest_toolcall import gateway
+
+        gateway.prestart()
+
+
 def pytest_configure(config: pytest.Config) -> None:
     settings = Settings.from_config(config)
     if settings is None:
@@ -39,3 +51,9 @@ def pytest_configure(config: pytest.Config) -> None:
         config.args = []  # no path given: collect only the benchmark items
     config.pluginmanager.register(fixtures, "toolcall-fixtures")
     config.pluginmanager.register(ToolcallRun(config, settings), "toolcall-run")
+
+
+def pytest_unconfigure() -> None:
+    gateway = sys.modules.get("pytest_toolcall.gateway")  # loaded only if a client was started
+    if gateway is not None:
+        gateway.stop_client()  # one started early for a run that ended before using it

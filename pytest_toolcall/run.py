@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall import __version__, collect, fixtures, gate, items, report, summary
+from pytest_toolcall import __version__, collect, fixtures, gate, gateway, items, report, summary
 from pytest_toolcall.ids import parse_nodeid
 from pytest_toolcall.metrics import run_metrics
 from pytest_toolcall.options import Settings
@@ -36,8 +36,8 @@ class ToolcallRun:
         self.metrics: dict[str, Any] = {}
         self.shortfalls: list[str] = []
         self.data_problems: list[str] = []  # node ids of the data that could not be loaded
-        # Start the model client now where items will run (not on an xdist controller): its start-up
-        # (the SDK's import, about a second) then overlaps collection.
+        # Connect now where items will run (the client process was started by the earliest hook,
+        # or is the xdist controller's), so that neither waits for the other after collection.
         xdist_controller = not self.is_worker and getattr(config.option, "dist", "no") != "no"
         if not xdist_controller and not config.option.collectonly:
             self.work.model  # noqa: B018
@@ -95,6 +95,20 @@ class ToolcallRun:
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         self.collector.select(ids)
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """Workers send their requests through this process's client process (one SDK import)."""
+        if self.settings.sends_requests:
+            node.workerinput[gateway.WORKER_INPUT] = gateway.client_address()
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        if config.getvalue("dist") != "load":
+            return None  # the user chose another distribution: theirs
+        from pytest_toolcall.scheduling import PrefetchLoadScheduling
+
+        return PrefetchLoadScheduling(config, log, depth=2 * self.settings.concurrency)
+
     # --- per item ------------------------------------------------------------------------------
 
     @property
@@ -133,6 +147,7 @@ class ToolcallRun:
         it gets the suite properties). After them: move the JUnit file into place."""
         if fixtures.WORK in self.config.stash:
             self.config.stash[fixtures.WORK].close()  # nothing keeps running after the session
+        gateway.stop_client()  # (under xdist, once every worker has finished)
         xml = None if self.is_worker else self.config.stash.get(_junit_key(), None) if _junit_key() else None
         final_xml = None
         if not self.is_worker:
@@ -243,6 +258,12 @@ class ToolcallRun:
                 )
         if self.settings.report:
             tr.write_line(f"toolcall report: {self.settings.report}")
+
+    def pytest_unconfigure(self) -> None:
+        # pytest runs five full garbage collections after this (to report unraisable exceptions);
+        # with every report of a large run alive (the xdist controller holds them all) that is a
+        # third of a second. What is alive now stays alive until the process exits: freeze it.
+        gc.freeze()
 
 
 def acebench_commit() -> str:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from pytest_toolcall import gateway
 from pytest_toolcall.agents import (
     AGENT_SAMPLING,
     USER_SAMPLING,
@@ -21,7 +22,7 @@ from pytest_toolcall.agents import (
 )
 from pytest_toolcall.agents.oracle import oracle_rollout
 from pytest_toolcall.cache import CachedModel, ResponseStore
-from pytest_toolcall.client import ORACLE, ChatRequest, Model, ModelSettings, build_model
+from pytest_toolcall.client import ORACLE, ChatRequest, Model, ModelSettings, OracleModel
 from pytest_toolcall.collect import CATALOG, Catalog
 from pytest_toolcall.datasets.acebench import Sample, family
 from pytest_toolcall.datasets.general_fc import GeneralFCSample
@@ -68,10 +69,10 @@ class ModelWork:
     def _build(self, name: str, base_url: str | None, api_key: str | None) -> Model:
         s = self.settings
         if name == ORACLE:
-            return build_model(ModelSettings(model=ORACLE))  # instant and offline: nothing to store
+            return OracleModel()  # instant and offline: nothing to store
         network = None
         if s.cache_mode != "replay":  # replay never touches the network
-            network = build_model(
+            network = gateway.GatewayModel(
                 ModelSettings(
                     model=name,
                     base_url=base_url,
@@ -82,7 +83,8 @@ class ModelWork:
                     timeout=s.timeout,
                     max_retries=s.max_retries,
                     concurrency=s.concurrency,
-                )
+                ),
+                self.client_address(),
             )
         store = self.store()
         if store is None:
@@ -90,6 +92,11 @@ class ModelWork:
             return network
         sampling = {"temperature": s.temperature, "max_tokens": s.max_tokens, "extra_body": s.extra_body}
         return CachedModel(name, network, store, s.cache_mode, base_url, sampling)
+
+    def client_address(self) -> str:
+        """The run's client process: on an xdist worker the controller's, else this process's."""
+        worker_input = getattr(self.config, "workerinput", {})
+        return worker_input.get(gateway.WORKER_INPUT) or gateway.client_address()
 
     def store(self) -> ResponseStore | None:
         if self._store is None:

@@ -186,11 +186,13 @@ class _Handler(BaseHTTPRequestHandler):
             chat.in_flight += 1
             chat.max_in_flight = max(chat.max_in_flight, chat.in_flight)
             chat.first_request_at = chat.first_request_at or time.time()
+        opened = time.monotonic()
         try:
             self._post()
         finally:
             with chat._lock:
                 chat.in_flight -= 1
+                chat.open_seconds += time.monotonic() - opened
                 chat.last_response_at = time.time()
 
     def _post(self) -> None:
@@ -281,6 +283,9 @@ class ChatServer:
         self.max_in_flight = 0  # how busy clients keep the server: the most requests open at once
         self.first_request_at = 0.0  # wall-clock times, for benchmarks in another process
         self.last_response_at = 0.0
+        # Summed over requests, from reading the request line to writing the answer: divided by the
+        # busy time it is the mean number in flight; less the latencies, the server's own cost.
+        self.open_seconds = 0.0
         self._faults_injected: dict[str, int] = {}
         self._seen: dict[str, int] = {}
         self._lock = threading.Lock()
@@ -309,9 +314,11 @@ class ChatServer:
         return {
             "requests": self.count,
             "faults": self.faults_injected,
+            "in_flight": self.in_flight,
             "max_in_flight": self.max_in_flight,
             "first_request_at": self.first_request_at,
             "last_response_at": self.last_response_at,
+            "open_seconds": self.open_seconds,
         }
 
     def start(self) -> Self:

@@ -170,3 +170,55 @@ def test_killed_run_resumes_without_resending(
     )
     _, requests = answer_table
     assert server.count - before == requests - stored
+
+
+@pytest.fixture
+def clients(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """The client processes started in this process: (who asked for it, its socket address)."""
+    from pytest_toolcall import gateway
+
+    started: list[tuple[str, str]] = []
+
+    class Recorded(gateway.ClientProcess):
+        def __init__(self) -> None:
+            super().__init__()
+            started.append((sys._getframe(2).f_code.co_name, self.address))  # prestart's caller
+
+    monkeypatch.setattr(gateway, "ClientProcess", Recorded)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # these runs are not workers
+    return started
+
+
+def test_the_client_process_starts_before_configuration(
+    pytester: pytest.Pytester, model_args: list[str], clients: list[tuple[str, str]]
+) -> None:
+    """Started by the earliest hook, so that its SDK import overlaps pytest's start-up."""
+    from pytest_toolcall import gateway
+
+    pytester.runpytest(*model_args, "--toolcall-cache=off", "-k", "bool").assert_outcomes(passed=LIMIT)
+    assert [who for who, _ in clients] == ["pytest_load_initial_conftests"]
+    assert gateway._client is None  # and stopped at the end
+
+
+def test_xdist_workers_share_the_controllers_client_process(
+    pytester: pytest.Pytester, model_args: list[str], clients: list[tuple[str, str]]
+) -> None:
+    pytester.makeconftest(
+        "from pathlib import Path\n"
+        "def pytest_configure(config):\n"
+        "    worker = getattr(config, 'workerinput', None)\n"
+        "    if worker:\n"
+        "        Path(worker['workerid']).write_text(worker.get('toolcall_client', ''))\n"
+    )
+    result = pytester.runpytest(*model_args, "--toolcall-cache=off", "-k", "bool or enum", "-n", "2")
+    result.assert_outcomes(passed=2 * LIMIT - 1, failed=1)
+    assert len(clients) == 1  # one SDK import for the run
+    assert (pytester.path / "gw0").read_text() == (pytester.path / "gw1").read_text() == clients[0][1]
+
+
+@pytest.mark.parametrize("extra", [["--collect-only"], ["--toolcall-cache-mode=replay"]], ids=["collect", "replay"])
+def test_no_client_process_where_no_request_is_sent(
+    pytester: pytest.Pytester, model_args: list[str], clients: list[tuple[str, str]], extra: list[str]
+) -> None:
+    pytester.runpytest(*model_args, "-k", "bool", *extra)
+    assert clients == []

@@ -210,3 +210,17 @@ def test_a_reply_that_echoes_the_key_is_redacted_everywhere(
     result.assert_outcomes(failed=2, deselected=result.parseoutcomes().get("deselected", 0))
     found = leaks(pytester, result, [model_key, user_key])
     assert not found, "key found in:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("placeholder", ["EMPTY", "x"])
+def test_a_placeholder_key_is_not_redacted_out_of_answers(
+    pytester: pytest.Pytester, acebench_root: Path, monkeypatch: pytest.MonkeyPatch, placeholder: str
+) -> None:
+    """Local servers are run with keys like EMPTY: those are not secrets, and the answers that happen
+    to contain them must be scored as the model gave them."""
+    monkeypatch.setenv("OPENAI_API_KEY", placeholder)
+    answer = "[EMPTY_check(x='EMPTY')]"
+    with ChatServer(lambda body: Reply(content=answer)) as server:
+        result = pytester.runpytest(*run_args(server, acebench_root), "-k", "normal_atom_bool_0")
+    result.assert_outcomes(failed=1, deselected=result.parseoutcomes().get("deselected", 0))
+    assert load_report(pytester.path / "report.json")["samples"][0]["output"] == answer

@@ -86,16 +86,23 @@ class Prefetcher:
         #: at once) does not start the whole session ahead.
         self.jobs: dict[str, Job] = {}
         self.max_started = max(2 * lookahead, 32)
+        #: Of those, the ones still waiting for answers; and the last upcoming item looked at. Both
+        #: keep each advance to the new work: it runs before every item.
+        self.open: list[Job] = []
+        self.frontier: pytest.Item | None = None
         self.stopped = False
 
     def advance(self, upcoming: Iterable[pytest.Item]) -> None:
         """Start the work of ``upcoming`` items (in run order) until the lookahead is full."""
         if self.stopped:
             return
-        in_flight = sum(job.pending() for job in self.jobs.values())
+        counts = [job.pending() for job in self.open]
+        self.open = [job for job, count in zip(self.open, counts, strict=True) if count]
+        in_flight = sum(counts)
         for item in upcoming:
             if in_flight >= self.lookahead or len(self.jobs) >= self.max_started:
                 break
+            self.frontier = item
             if item.nodeid in self.jobs:
                 continue
             job = self.build(item)
@@ -103,7 +110,9 @@ class Prefetcher:
                 continue
             job.start()
             self.jobs[item.nodeid] = job
-            in_flight += job.pending()
+            if pending := job.pending():
+                self.open.append(job)
+                in_flight += pending
 
     def take(self, item: pytest.Item) -> Job:
         """The item's job, started now if it was not already; forgotten once taken."""
@@ -120,6 +129,7 @@ class Prefetcher:
         for job in self.jobs.values():
             job.cancel()
         self.jobs.clear()
+        self.open.clear()
 
 
 class RunOrder:
@@ -130,14 +140,19 @@ class RunOrder:
         self.position = {id(item): i for i, item in enumerate(self.items)}
         self.queue = _xdist_queue(session.config)
 
-    def upcoming(self, current: pytest.Item) -> Iterator[pytest.Item]:
+    def upcoming(self, current: pytest.Item, after: pytest.Item | None = None) -> Iterator[pytest.Item]:
+        """``current``, then the items that run after it, skipping those up to ``after`` (already
+        looked at)."""
         yield current
         if self.queue is not None:
             with self.queue.lock() as indices:
                 pending = [i for i in indices if isinstance(i, int)]
-            yield from (self.items[i] for i in pending)
+            last = self.position.get(id(after), -1)
+            start = pending.index(last) + 1 if last in pending else 0
+            yield from (self.items[i] for i in pending[start:])
         elif id(current) in self.position:
-            yield from itertools.islice(self.items, self.position[id(current)] + 1, None)
+            start = max(self.position[id(current)], self.position.get(id(after), -1)) + 1
+            yield from itertools.islice(self.items, start, None)
 
 
 def _xdist_queue(config: pytest.Config) -> Any:

@@ -151,7 +151,7 @@ class ModelWork:
     def before(self, item: pytest.Item) -> None:
         if self.order is None:
             self.order = RunOrder(item.session)
-        self.prefetcher.advance(self.order.upcoming(item))
+        self.prefetcher.advance(self.order.upcoming(item, after=self.prefetcher.frontier))
 
     def after(self, session: pytest.Session) -> None:
         if session.shouldfail or session.shouldstop:

@@ -1,5 +1,6 @@
 """The SDK side of the model client: ``Endpoint`` (the ``openai`` SDK, asyncio, bounded
-concurrency, one retry policy), served to the plugin over pipes by a child process.
+concurrency, one retry policy), served to every pytest process of a run over a Unix socket by a
+child process of its own.
 
     python -m pytest_toolcall.endpoint FD   (started by ``gateway.py``, FD its listening socket;
                                              protocol there)
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 class Endpoint:
     """Any OpenAI-compatible endpoint, through ``AsyncOpenAI``: at most ``concurrency`` requests in
     flight, each retried by one policy (the SDK's own retries are off). Runs on whatever event loop
-    awaits it; ``gateway.py`` runs it in a process of its own."""
+    awaits it; ``main`` below serves one per connected model."""
 
     def __init__(self, settings: ModelSettings) -> None:
         self.settings = settings

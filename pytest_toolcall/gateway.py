@@ -21,6 +21,7 @@ outlives pytest, however pytest ends. Protocol, one JSON object per line, per co
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import itertools
 import json
@@ -91,6 +92,7 @@ def prestart() -> None:
     global _client
     if _client is None:
         _client = ClientProcess()
+        atexit.register(stop_client)  # a run that fails before its end still removes the socket
 
 
 def client_address() -> str:

@@ -128,8 +128,10 @@ class ModelWork:
             return RequestsJob(self.model, acebench_requests(self.catalog.prompts, sample))
         line = params.get("general_fc_sample")
         if isinstance(line, GeneralFCSample):
-            # Messages and tools exactly as in the file: never rewritten.
-            request = ChatRequest(line.messages, tools=line.tools, reference=general_fc_answer(line))
+            # Messages and tools exactly as in the file: never rewritten. The reference is what the
+            # oracle answers; only it needs one (building one validates arguments against schemas).
+            reference = general_fc_answer(line) if self.settings.model == ORACLE else None
+            request = ChatRequest(line.messages, tools=line.tools, reference=reference)
             return RequestsJob(self.model, [request])
         return None
 

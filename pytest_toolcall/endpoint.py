@@ -201,9 +201,9 @@ async def _connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter
             body = message["request"]
             request = ChatRequest(body["messages"], body["tools"], body["sampling"] or {})
             tasks[message["id"]] = asyncio.create_task(answer(message["id"], request))
-    except ConnectionError:
-        pass
-    # The model was closed (or its process died): what it asked for is not wanted any more.
+    except (ConnectionError, ValueError):
+        pass  # its process died (mid-line, perhaps)
+    # The model was closed, or its process died: what it asked for is not wanted any more.
     for task in tasks.values():
         task.cancel()
     writer.close()

@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
 from pathlib import Path
 from typing import IO, Any
 
@@ -118,6 +118,7 @@ class GatewayModel:
         self._ids = itertools.count()
         self._pending: dict[int, Future[ChatResponse]] = {}
         self._lock = threading.Lock()
+        self._closed = False  # the connection ended: no answer will come any more
         self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._socket.connect(address)
         self._send({"settings": dataclasses.asdict(settings)})
@@ -130,10 +131,14 @@ class GatewayModel:
         future: Future[ChatResponse] = Future()
         number = next(self._ids)
         with self._lock:
-            self._pending[number] = future
+            closed = self._closed
+            if not closed:
+                self._pending[number] = future
         body = {"messages": request.messages, "tools": request.tools, "sampling": request.sampling}
-        if not self._send({"id": number, "request": body}):
-            self._fail(number, RequestError(self._exit_reason()))
+        if closed or not self._send({"id": number, "request": body}):
+            error = RequestError(self._exit_reason())
+            self._fail(number, error)
+            _settle(future, error)  # if it was never registered
         future.add_done_callback(lambda done: done.cancelled() and self._send({"cancel": number}))
         return future
 
@@ -156,30 +161,33 @@ class GatewayModel:
         return True
 
     def _read(self, output: IO[bytes]) -> None:
-        for line in output:
-            message = json.loads(line)
-            number = message["id"]
-            if "response" in message:
-                with self._lock:
-                    future = self._pending.pop(number, None)
-                if future is not None and not future.cancelled():
-                    future.set_result(ChatResponse(**message["response"]))
-            else:
-                self._fail(number, RequestError(message["error"]))
-        # End of output: closed, or the child exited; nothing pending will ever be answered.
-        with self._lock:
-            waiting = [future for future in self._pending.values() if not future.done()]
-            self._pending = {}
-        if waiting:
-            error = RequestError(self._exit_reason())
-            for future in waiting:
-                future.set_exception(error)
+        try:
+            for line in output:
+                message = json.loads(line)
+                if "response" in message:
+                    with self._lock:
+                        future = self._pending.pop(message["id"], None)
+                    if future is not None:
+                        _settle(future, ChatResponse(**message["response"]))
+                else:
+                    self._fail(message["id"], RequestError(message["error"]))
+        except (OSError, ValueError):
+            pass  # the connection broke (a child killed mid-exchange): as for its end
+        finally:
+            # Closed, or the child exited: nothing pending will ever be answered.
+            with self._lock:
+                self._closed = True
+                waiting, self._pending = list(self._pending.values()), {}
+            if waiting:
+                error = RequestError(self._exit_reason())
+                for future in waiting:
+                    _settle(future, error)
 
     def _fail(self, number: int, error: Exception) -> None:
         with self._lock:
             future = self._pending.pop(number, None)
-        if future is not None and not future.done():
-            future.set_exception(error)
+        if future is not None:
+            _settle(future, error)
 
     def _exit_reason(self) -> str:
         if _client is not None:  # this process started the child: say why it ended
@@ -189,3 +197,14 @@ class GatewayModel:
             except subprocess.TimeoutExpired:
                 pass
         return "the model client process closed the connection"
+
+
+def _settle(future: Future[ChatResponse], outcome: ChatResponse | Exception) -> None:
+    """Resolve ``future`` unless it already is (pytest's thread may cancel it at any moment)."""
+    try:
+        if isinstance(outcome, Exception):
+            future.set_exception(outcome)
+        else:
+            future.set_result(outcome)
+    except InvalidStateError:
+        pass

@@ -388,3 +388,29 @@ def test_general_fc_under_faults(pytester: pytest.Pytester, make_server: ServerF
     metrics = bare_report["metrics"]["general_fc"]
     assert metrics["errors"] == len(faulted)
     assert metrics["scored"] == len(GENERAL_FC) - len(faulted)
+
+
+# --- the client process itself -------------------------------------------------------------------
+
+
+def test_a_dead_client_process_makes_the_rest_errors_that_say_so(
+    pytester: pytest.Pytester, make_server: ServerFactory, acebench_root: Path
+) -> None:
+    """The SDK's process killed after the third item: the items that have no answer yet are errors
+    naming it, the run ends, and the answers that came first are kept."""
+    pytester.makeconftest(
+        "import os, signal\n"
+        "from pytest_toolcall import gateway\n"
+        "seen = []\n"
+        "def pytest_runtest_teardown(item):\n"
+        "    seen.append(item)\n"
+        "    if len(seen) == 3:\n"
+        "        os.kill(gateway._client.child.pid, signal.SIGKILL)\n"
+    )
+    server = make_server()
+    server.latency = 0.2  # one request in flight at a time: the fourth is out when the process dies
+    selection = ("-k", "normal_atom_bool or normal_atom_enum", "--toolcall-concurrency=1")
+    result, report = run(pytester, server, acebench_root, *selection)
+    result.assert_outcomes(passed=LIMIT, errors=LIMIT, deselected=result.parseoutcomes()["deselected"])
+    assert result.stdout.str().count("request failed: the model client process exited (code -9)") == LIMIT
+    assert [outcome for _, outcome in sorted(outcomes(report).items())] == ["passed"] * LIMIT + ["error"] * LIMIT

@@ -152,6 +152,47 @@ def test_a_stopped_run_keeps_its_responses_and_no_half_report(
     assert server.count - sent_before == table.total - kept  # only what the store did not have
 
 
+def processes_with(mark: str) -> list[int]:
+    """The live processes whose environment holds ``mark`` (Linux: read from /proc)."""
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if mark.encode() in environ.read_bytes():
+                found.append(int(environ.parent.name))
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
+def test_ctrl_c_under_xdist_leaves_nothing_running(
+    pytester: pytest.Pytester, server: ChatServer, responder: CountingResponder, acebench_root: Path
+) -> None:
+    """The controller, its workers and the client process they share all end with the run."""
+    mark = f"TOOLCALL_TEST_RUN={os.getpid()}-{time.monotonic_ns()}"
+    env = {**os.environ, "OPENAI_API_KEY": API_KEY, mark.split("=")[0]: mark.split("=")[1]}
+    env.pop("PYTEST_XDIST_WORKER", None)  # a run of its own, not one of this session's workers
+    args = [sys.executable, "-m", "pytest", *model_args(server, acebench_root), "-n", "2"]
+    proc = subprocess.Popen(args, cwd=pytester.path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while responder.answered < 6 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert responder.answered >= 6, "the run never got going"
+        assert len(processes_with(mark)) >= 4  # controller, two workers, the client process
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == pytest.ExitCode.INTERRUPTED
+    deadline = time.monotonic() + 10
+    while processes_with(mark) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert processes_with(mark) == []
+
+
 # --- the worst moment ---------------------------------------------------------------------------
 
 WATCHER = """

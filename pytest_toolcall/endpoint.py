@@ -158,11 +158,12 @@ def _text(content: Any) -> str | None:
 
 async def _serve(listener: socket.socket) -> None:
     """Serve connections until the input from the parent closes."""
-    await asyncio.start_unix_server(_connection, sock=listener, limit=2**30)  # a line holds a conversation
+    server = await asyncio.start_unix_server(_connection, sock=listener, limit=2**30)  # a line: a conversation
     loop = asyncio.get_running_loop()
     lifeline = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(lifeline), sys.stdin)
-    await lifeline.read()
+    async with server:
+        await lifeline.read()
     # The run is over: whatever is still in flight is not wanted. Leave at once: an orderly
     # shutdown (closing connections, tearing down an interpreter that holds the SDK) takes a fifth
     # of a second that pytest would wait for, and the kernel closes the sockets anyway.

@@ -136,9 +136,9 @@ class GatewayModel:
                 self._pending[number] = future
         body = {"messages": request.messages, "tools": request.tools, "sampling": request.sampling}
         if closed or not self._send({"id": number, "request": body}):
-            error = RequestError(self._exit_reason())
-            self._fail(number, error)
-            _settle(future, error)  # if it was never registered
+            with self._lock:
+                self._pending.pop(number, None)
+            _settle(future, RequestError(self._exit_reason()))
         future.add_done_callback(lambda done: done.cancelled() and self._send({"cancel": number}))
         return future
 

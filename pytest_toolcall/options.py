@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from pytest_toolcall.client import ORACLE
 from pytest_toolcall.datasets.acebench import LANGUAGES
 
 MODES = ("read-write", "read-only", "replay", "off")
@@ -101,8 +102,6 @@ OPTIONS = (
     Option("max-errors", "request errors the gate tolerates", default="0", metavar="N"),
 )
 
-OPTION = {option.name: option for option in OPTIONS}
-
 
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("toolcall", "tool-calling benchmarks (pytest-toolcall)")
@@ -145,8 +144,8 @@ class Settings:
     @property
     def sends_requests(self) -> bool:
         """Whether a model of this run is reached over the network."""
-        models = (self.model, self.user_model or "oracle")
-        return self.cache_mode != "replay" and any(model != "oracle" for model in models)
+        models = (self.model, self.user_model or ORACLE)
+        return self.cache_mode != "replay" and any(model != ORACLE for model in models)
 
     @property
     def api_key(self) -> str | None:
@@ -158,9 +157,9 @@ class Settings:
         return os.environ.get(self.user_api_key_env)
 
     @classmethod
-    def from_config(cls, config: pytest.Config) -> Settings | None:
+    def from_config(cls, config: pytest.Config, namespace: Any = None) -> Settings | None:
         """The settings of an active run, or None when ``--toolcall-model`` is not given."""
-        raw = {option.name: _raw(config, option) for option in OPTIONS}
+        raw = {option.name: _raw(config, option, namespace) for option in OPTIONS}
         if not raw["model"]:
             return None
         settings = cls(
@@ -207,10 +206,11 @@ def needs_client_early(config: pytest.Config) -> bool:
     line alone (before pytest has configured itself), so that it can start early. A wrong guess
     costs time, never results: an unneeded client is stopped, a missing one started later."""
     namespace = config.known_args_namespace
-    raw = {name: _raw(config, OPTION[name], namespace) for name in ("model", "cache", "cache-mode")}
-    if not raw["model"] or raw["model"] == "oracle" or getattr(namespace, "collectonly", False):
-        return False
-    if raw["cache"] != "off" and raw["cache-mode"] == "replay":
+    try:
+        settings = Settings.from_config(config, namespace)
+    except pytest.UsageError:
+        return False  # reported once pytest configures
+    if settings is None or not settings.sends_requests or getattr(namespace, "collectonly", False):
         return False
     # Under xdist the controller starts it and its workers connect to it.
     return "PYTEST_XDIST_WORKER" not in os.environ

@@ -138,7 +138,8 @@ class RunOrder:
     def __init__(self, session: pytest.Session) -> None:
         self.items = session.items
         self.position = {id(item): i for i, item in enumerate(self.items)}
-        self.queue = _xdist_queue(session.config)
+        self.on_worker = hasattr(session.config, "workerinput")
+        self.queue = _xdist_queue(session.config) if self.on_worker else None
 
     def upcoming(self, current: pytest.Item, after: pytest.Item | None = None) -> Iterator[pytest.Item]:
         """``current``, then the items that run after it, skipping those up to ``after`` (already
@@ -150,7 +151,9 @@ class RunOrder:
             last = self.position.get(id(after), -1)
             start = pending.index(last) + 1 if last in pending else 0
             yield from (self.items[i] for i in pending[start:])
-        elif id(current) in self.position:
+        elif not self.on_worker and id(current) in self.position:
+            # (A worker whose queue cannot be read looks no further: pytest's order there holds the
+            # items of every worker, and asking for another worker's items would ask twice.)
             start = max(self.position[id(current)], self.position.get(id(after), -1)) + 1
             yield from itertools.islice(self.items, start, None)
 
@@ -160,8 +163,6 @@ def _xdist_queue(config: pytest.Config) -> Any:
 
     Not a public xdist API: without it, each item's work simply starts when the item runs.
     """
-    if not hasattr(config, "workerinput"):
-        return None
     for plugin in config.pluginmanager.get_plugins():
         queue = getattr(plugin, "torun", None)
         if type(plugin).__name__ == "WorkerInteractor" and hasattr(queue, "lock"):

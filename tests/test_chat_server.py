@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -10,12 +11,14 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx2
 import openai
 import pytest
 from openai import OpenAI
 
 from tests.chat_server import ChatServer, FaultPlan, Reply, ScriptResponder
+
+# The HTTP library under the SDK: httpx2 for openai 3.x, httpx before.
+transport = importlib.import_module(openai.DefaultHttpxClient.__mro__[1].__module__)
 
 MESSAGES = [{"role": "user", "content": "What is the weather in Paris?"}]
 WEATHER_CALL = {"name": "get_weather", "arguments": '{"city": "Paris"}'}
@@ -84,19 +87,19 @@ def test_stream_is_rejected(srv: ChatServer) -> None:
         )
 
 
-# What the openai client (3.x, httpx2 transport) raises for each injected fault.
+# What the openai client raises for each injected fault.
 # "truncated" is a 200 whose JSON is cut short: the SDK calls response.json() after
 # the retry loop, so a bare json.JSONDecodeError (a ValueError, *not* an
 # openai.OpenAIError) escapes, and it is never retried.
 # A reset or a hang usually arrives wrapped (APIConnectionError / APITimeoutError), but the SDK lets
 # the transport's own exception escape on some paths (seen under load): both mean the same here.
-TRANSPORT_ERRORS = (openai.APIConnectionError, httpx2.TransportError)
+TRANSPORT_ERRORS = (openai.APIConnectionError, transport.TransportError)
 FAULT_ERRORS: dict[str, type[Exception] | tuple[type[Exception], ...]] = {
     "429": openai.RateLimitError,
     "500": openai.InternalServerError,
     "503": openai.InternalServerError,
-    "reset": TRANSPORT_ERRORS,  # cause: httpx2.ReadError (ECONNRESET)
-    "hang": (openai.APITimeoutError, httpx2.TimeoutException),  # cause: httpx2.ReadTimeout
+    "reset": TRANSPORT_ERRORS,  # cause: ReadError (ECONNRESET)
+    "hang": (openai.APITimeoutError, transport.TimeoutException),  # cause: ReadTimeout
     "truncated": json.JSONDecodeError,
 }
 

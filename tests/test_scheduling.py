@@ -1,14 +1,19 @@
-"""Under xdist, workers are kept supplied with items deep enough to prefetch from, to the end."""
+"""Under xdist, workers are kept supplied with items deep enough to prefetch from, to the end, and
+each process looks ahead only to the items it will run."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from xdist.remote import Producer
 from xdist.scheduler import LoadScheduling
 
+from pytest_toolcall.prefetch import RunOrder
 from pytest_toolcall.scheduling import PrefetchLoadScheduling
 
 DEPTH = 8
@@ -67,3 +72,51 @@ def test_only_the_load_distribution_is_replaced(pytester: pytest.Pytester, acebe
         config = pytester.parseconfigure(*args)
         scheduler = config.hook.pytest_xdist_make_scheduler(config=config, log=Producer("test", enabled=False))
         assert type(scheduler).__name__ == expected
+
+
+# --- which items a process looks ahead to ---------------------------------------------------------
+
+
+class Queue:
+    """xdist's worker queue as the prefetcher reads it: item indices behind a lock."""
+
+    def __init__(self, indices: list[int]) -> None:
+        self.indices = indices
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[list[int]]:
+        yield self.indices
+
+
+class WorkerInteractor:
+    def __init__(self, queue: Any) -> None:
+        self.torun = queue
+
+
+def run_order(items: list[str], *, worker: WorkerInteractor | None = None, on_worker: bool = False) -> RunOrder:
+    plugins = [worker] if worker else []
+    config = SimpleNamespace(pluginmanager=SimpleNamespace(get_plugins=lambda: plugins))
+    if on_worker or worker:
+        config.workerinput = {}
+    return RunOrder(SimpleNamespace(items=items, config=config))  # type: ignore[arg-type]
+
+
+ITEMS = [f"item{i}" for i in range(6)]  # (items are known by identity: always ITEMS[i])
+
+
+def test_without_xdist_the_items_after_the_current_one_in_pytest_order() -> None:
+    order = run_order(ITEMS)
+    assert list(order.upcoming(ITEMS[2])) == ["item2", "item3", "item4", "item5"]
+    assert list(order.upcoming(ITEMS[2], after=ITEMS[4])) == ["item2", "item5"]
+
+
+def test_a_worker_looks_ahead_only_to_its_own_queue() -> None:
+    order = run_order(ITEMS, worker=WorkerInteractor(Queue([4, 1, 5])))
+    assert list(order.upcoming(ITEMS[0])) == ["item0", "item4", "item1", "item5"]
+    assert list(order.upcoming(ITEMS[0], after=ITEMS[1])) == ["item0", "item5"]
+
+
+def test_a_worker_whose_queue_cannot_be_read_asks_only_for_the_item_it_runs() -> None:
+    # An xdist whose queue has no lock (before 3.6): the other items may belong to other workers.
+    assert list(run_order(ITEMS, worker=WorkerInteractor(object())).upcoming(ITEMS[2])) == ["item2"]
+    assert list(run_order(ITEMS, on_worker=True).upcoming(ITEMS[2])) == ["item2"]

@@ -50,6 +50,14 @@ def test_outputs(case: dict[str, Any]) -> None:
     assert valid is case["valid"], f"official: {case['error_type'] or 'valid'}; ours: {message or 'valid'}"
 
 
+@pytest.mark.parametrize("case", cases("acebench_fuzz.jsonl"))
+def test_mutated_outputs(case: dict[str, Any]) -> None:
+    """Corpus outputs put through one to three random edits (characters, numbers, strings, keywords,
+    wrappers), as many valid as invalid per category and language where there were enough."""
+    valid, message = official_agrees(case)
+    assert valid is case["valid"], f"official: {case['error_type'] or 'valid'}; ours: {message or 'valid'}"
+
+
 @pytest.mark.parametrize("case", cases("acebench_oracle.jsonl"))
 def test_reference_answers(case: dict[str, Any]) -> None:
     valid, message = official_agrees(case)

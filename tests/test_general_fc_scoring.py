@@ -1,16 +1,20 @@
-"""Per-sample general_fc verdicts (``general-fc.md`` §3, §4), on hand-made responses."""
+"""Per-sample general_fc verdicts (``general-fc.md`` §3, §4), on hand-made responses and on random ones
+whose validity K2-Vendor-Verifier decided."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import urllib.request
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conftest import REPO, shared_dir
 from pytest_toolcall.client import ChatResponse
-from pytest_toolcall.datasets.general_fc import GeneralFCSample
+from pytest_toolcall.datasets.general_fc import GeneralFCSample, load_file
 from pytest_toolcall.scoring.general_fc import (
     REASON_KINDS,
     compile_schema,
@@ -397,3 +401,30 @@ def test_compiled_schemas_are_cached_by_identity_and_by_content() -> None:
     assert compile_schema(schema) is first
     assert compile_schema(json.loads(json.dumps(schema))) is first  # an equal schema from another line
     assert compile_schema({"type": "object", "properties": {"cache_probe": {"type": "string"}}}) is not first
+
+
+# --- agreement with K2-Vendor-Verifier ---------------------------------------------------------------
+
+
+@cache
+def k2vv_rows() -> list[GeneralFCSample]:
+    samples, problems = load_file(shared_dir() / "general_fc" / "k2vv_zh_511.jsonl")
+    assert not problems
+    return samples
+
+
+def k2vv_cases() -> list[Any]:
+    with open(REPO / "data" / "verdicts" / "general_fc_k2vv.jsonl", encoding="utf-8") as handle:
+        return [pytest.param(json.loads(line), id=f"line{n}") for n, line in enumerate(handle, start=1)]
+
+
+@pytest.mark.parametrize("case", k2vv_cases())
+def test_validity_agrees_with_k2vv(case: dict[str, Any]) -> None:
+    """Random tool calls for rows of k2vv_zh_511 (right and wrong values, missing and extra keys,
+    broken JSON, objects instead of strings, unknown names; some rows with odd tools added: empty or
+    missing parameters, an invalid schema, drafts 4 and 7, a shadowed name), with the validity that
+    K2-Vendor-Verifier's ``validate_tool_call`` (0bc5061) gives them, run outside this repository."""
+    row = k2vv_rows()[case["row"]]
+    row = dataclasses.replace(row, tools=row.tools + case["extra_tools"])
+    result = score_response(row, ChatResponse(None, "tool_calls", case["tool_calls"]))
+    assert result.valid is case["valid"], result.reason

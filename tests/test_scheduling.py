@@ -89,6 +89,8 @@ class Queue:
 
 
 class WorkerInteractor:
+    """Named as xdist's worker plugin, which the prefetcher finds by its class name."""
+
     def __init__(self, queue: Any) -> None:
         self.torun = queue
 

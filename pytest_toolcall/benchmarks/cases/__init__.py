@@ -1,0 +1,1 @@
+"""A team's own tool-calling cases: ``*.toolcall.yaml`` files and Python tests, scored alike."""

@@ -1,0 +1,1 @@
+"""The results side: records, statistics, summary, JSON, JUnit, HTML, gate."""

@@ -1,12 +1,10 @@
-"""Root conftest: where the shared benchmark data lives, for the project's own tests.
+"""Root conftest: the data the project's own tests use, all of it inside the repository.
 
-The data (pinned ACEBench root, general_fc files) sits beside the checkout in ``../shared``; CI may
-point elsewhere with ``TOOLCALL_SHARED_DIR``. A missing folder is an error, never a skip.
+The benchmark data is the data shipped in the package; test-only files live under ``tests/data``.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -14,30 +12,30 @@ import pytest
 # pytester's in-process runs drop the modules they import when they end, but a package keeps its
 # submodules as attributes: a second run would then mix old and new module objects. Importing the
 # whole plugin here puts every module in the snapshot pytester restores.
-import pytest_toolcall.run  # noqa: F401
+import pytest_toolcall.benchmarks.acebench.benchmark
+import pytest_toolcall.benchmarks.general_fc.benchmark
+import pytest_toolcall.runner.session  # noqa: F401
+from pytest_toolcall.benchmarks.acebench.benchmark import SHIPPED_ROOT
+from pytest_toolcall.benchmarks.general_fc.benchmark import SHIPPED_SET
 
 pytest_plugins = ["pytester"]
 
 REPO = Path(__file__).resolve().parent
-
-
-def shared_dir() -> Path:
-    candidates = [os.environ.get("TOOLCALL_SHARED_DIR"), REPO.parent / "shared", "/work/shared"]
-    for candidate in filter(None, candidates):
-        path = Path(candidate)
-        if (path / "acebench" / "data_all").is_dir():
-            return path
-    raise pytest.UsageError(
-        "the shared benchmark data was not found: set TOOLCALL_SHARED_DIR to the folder holding "
-        "acebench/ and general_fc/"
-    )
+TEST_DATA = REPO / "tests" / "data"
 
 
 @pytest.fixture(scope="session")
-def shared() -> Path:
-    return shared_dir()
+def acebench_root() -> Path:
+    """The pinned ACEBench data root shipped in the package."""
+    return SHIPPED_ROOT
 
 
 @pytest.fixture(scope="session")
-def acebench_root(shared: Path) -> Path:
-    return shared / "acebench"
+def general_fc_set() -> Path:
+    """The general_fc set shipped in the package (k2vv_zh_511)."""
+    return SHIPPED_SET
+
+
+@pytest.fixture(scope="session")
+def test_data() -> Path:
+    return TEST_DATA

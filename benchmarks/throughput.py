@@ -193,8 +193,8 @@ def answer_script(root: Path) -> dict[str, object]:
     """The server's answers: the reference for four samples in five, an empty list for the fifth,
     so that the run has failures, as real runs do."""
     sys.path.insert(0, str(REPO))
-    from pytest_toolcall.datasets.acebench import LANGUAGES, NORMAL, SPECIAL, load_category
-    from pytest_toolcall.prompts import Prompts, acebench_requests
+    from pytest_toolcall.benchmarks.acebench.dataset import LANGUAGES, NORMAL, SPECIAL, load_category
+    from pytest_toolcall.benchmarks.acebench.prompts import Prompts, acebench_requests
     from tests.chat_server import text_key
 
     prompts = Prompts.load(root)

@@ -1,7 +1,7 @@
 """pytest hooks of pytest-toolcall (entry point ``pytest11: toolcall``).
 
 Without ``--toolcall-model`` the plugin only adds its options and changes nothing else (it does not
-even import its machinery). With it, ``ToolcallRun`` (``run.py``) is registered and does the rest.
+even import its machinery). With it, ``ToolcallRun`` (``runner/session.py``) is registered and does the rest.
 Hook reference: https://docs.pytest.org/en/stable/reference/reference.html#hooks
 """
 
@@ -11,17 +11,8 @@ import sys
 
 import pytest
 
-from pytest_toolcall.options import Settings, add_options, needs_client_early
-
-MARKERS = {
-    "acebench": "an ACEBench item",
-    "general_fc": "a general_fc item",
-    "normal": "ACEBench normal category",
-    "special": "ACEBench special category",
-    "agent": "ACEBench agent category",
-    "en": "ACEBench English data",
-    "zh": "ACEBench Chinese data",
-}
+from pytest_toolcall.core import registry
+from pytest_toolcall.core.settings import Settings, add_options, needs_client_early
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -33,20 +24,22 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     """The earliest hook that sees the command line: start the model client's process here, so
     that its second of SDK import overlaps conftests, configuration and collection."""
     if needs_client_early(early_config):
-        from pytest_toolcall import gateway
+        from pytest_toolcall.model import sdk_process
 
-        gateway.prestart()
+        sdk_process.prestart()
 
 
 def pytest_configure(config: pytest.Config) -> None:
     settings = Settings.from_config(config)
     if settings is None:
         return  # inert
-    from pytest_toolcall import fixtures
-    from pytest_toolcall.run import ToolcallRun
+    from pytest_toolcall.runner import fixtures
+    from pytest_toolcall.runner.session import ToolcallRun
 
-    for name, description in MARKERS.items():
-        config.addinivalue_line("markers", f"{name}: {description}")
+    for name, benchmark in registry.benchmark_classes().items():
+        config.addinivalue_line("markers", f"{name}: a {name} item")
+        for marker, description in benchmark.markers.items():
+            config.addinivalue_line("markers", f"{marker}: {description}")
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         config.args = []  # no path given: collect only the benchmark items
     config.pluginmanager.register(fixtures, "toolcall-fixtures")
@@ -54,6 +47,6 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure() -> None:
-    gateway = sys.modules.get("pytest_toolcall.gateway")  # loaded only if a client was started
-    if gateway is not None:
-        gateway.stop_client()  # one started early for a run that ended before using it
+    sdk_process = sys.modules.get("pytest_toolcall.model.sdk_process")  # loaded only if a client was started
+    if sdk_process is not None:
+        sdk_process.stop_client()  # one started early for a run that ended before using it

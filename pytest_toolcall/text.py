@@ -13,3 +13,8 @@ def clip(value: object, limit: int = 120) -> str:
     except Exception as exc:
         text = f"<{type(value).__name__}: {exc}>"
     return text if len(text) <= limit else f"{text[: limit - 3]}... [{len(text)} chars]"
+
+
+def number(value: float | None, digits: int = 3) -> str:
+    """A metric in a table: fixed digits, ``-`` when it was not measured."""
+    return "-" if value is None else f"{value:.{digits}f}"

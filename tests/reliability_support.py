@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_toolcall.datasets.acebench import NORMAL, SPECIAL, load_category
-from pytest_toolcall.prompts import Prompts, acebench_requests
+from pytest_toolcall.benchmarks.acebench.dataset import NORMAL, SPECIAL, load_category
+from pytest_toolcall.benchmarks.acebench.prompts import Prompts, acebench_requests
 from tests.chat_server import ChatServer, FaultPlan, Reply, message_text, text_key
 
 #: A call list no ACEBench sample expects: the items answered with it fail.

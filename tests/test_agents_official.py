@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO, shared_dir
-from pytest_toolcall.agents import (
+from conftest import REPO, SHIPPED_ROOT
+from pytest_toolcall.benchmarks.acebench.agents import (
     AGENT_SAMPLING,
     oracle_agent,
     oracle_user,
@@ -26,10 +26,10 @@ from pytest_toolcall.agents import (
     run_multi_turn,
     score_rollout,
 )
-from pytest_toolcall.agents.prompts import OFFICIAL_API_STEP_PROMPT_LANG
-from pytest_toolcall.agents.rollout import Rollout
-from pytest_toolcall.datasets.acebench import Sample, load_category
-from pytest_toolcall.prompts import Prompts
+from pytest_toolcall.benchmarks.acebench.agents.prompts import OFFICIAL_API_STEP_PROMPT_LANG
+from pytest_toolcall.benchmarks.acebench.agents.rollout import Rollout
+from pytest_toolcall.benchmarks.acebench.dataset import Sample, load_category
+from pytest_toolcall.benchmarks.acebench.prompts import Prompts
 
 VERDICTS = REPO / "data" / "verdicts" / "agent_transcripts.jsonl"
 
@@ -52,7 +52,7 @@ _SAMPLES: dict[tuple[str, str], dict[str, Sample]] = {}
 def sample_for(row: dict[str, Any]) -> Sample:
     key = (row["lang"], row["category"])
     if key not in _SAMPLES:
-        _SAMPLES[key] = {s.id: s for s in load_category(shared_dir() / "acebench", *key)}
+        _SAMPLES[key] = {s.id: s for s in load_category(SHIPPED_ROOT, *key)}
     return _SAMPLES[key][row["id"]]
 
 

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from conftest import REPO
-from pytest_toolcall.agents import run_multi_step, run_multi_turn, score_rollout
-from pytest_toolcall.agents.oracle import first_path, oracle_user
-from pytest_toolcall.datasets.acebench import load_category
-from pytest_toolcall.prompts import Prompts
+from pytest_toolcall.benchmarks.acebench.agents import run_multi_step, run_multi_turn, score_rollout
+from pytest_toolcall.benchmarks.acebench.agents.oracle import first_path, oracle_user
+from pytest_toolcall.benchmarks.acebench.dataset import load_category
+from pytest_toolcall.benchmarks.acebench.prompts import Prompts
 from tests.chat_server import ChatServer, Reply
 
 TRANSCRIPTS = REPO / "data" / "verdicts" / "agent_transcripts.jsonl"

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.agents.dispatch import MULTI_STEP, MULTI_TURN, PURE_BUILTINS, execute
-from pytest_toolcall.agents.envs import API, Environment
-from pytest_toolcall.agents.envs import phone as phone_module
-from pytest_toolcall.agents.parse import ReplyError, parse_reply
+from pytest_toolcall.benchmarks.acebench.agents.dispatch import MULTI_STEP, MULTI_TURN, PURE_BUILTINS, execute
+from pytest_toolcall.benchmarks.acebench.agents.envs import API, Environment
+from pytest_toolcall.benchmarks.acebench.agents.envs import phone as phone_module
+from pytest_toolcall.benchmarks.acebench.agents.parse import ReplyError, parse_reply
 
 ENVS_DIR = str(Path(phone_module.__file__).parent)
 ALL_CLASSES = ["BaseApi", "MessageApi", "ReminderApi", "FoodPlatform", "Travel"]

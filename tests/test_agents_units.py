@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from conftest import shared_dir
-from pytest_toolcall.agents import (
+from conftest import SHIPPED_ROOT
+from pytest_toolcall.benchmarks.acebench.agents import (
     AGENT_SAMPLING,
     FINISH,
     format_transcript,
@@ -20,15 +20,21 @@ from pytest_toolcall.agents import (
     score_agent,
     score_rollout,
 )
-from pytest_toolcall.agents.dispatch import MULTI_STEP, MULTI_TURN, TURN_ERROR_TEXT, UNBOUND_TEXT, execute
-from pytest_toolcall.agents.envs import Environment, StateError
-from pytest_toolcall.agents.oracle import first_path
-from pytest_toolcall.agents.parse import ReplyError, parse_reply
-from pytest_toolcall.agents.prompts import strip_speaker, user_seed_messages
-from pytest_toolcall.agents.rollout import UNPARSEABLE_REPLY
-from pytest_toolcall.agents.scoring import check_end_state, process_score
-from pytest_toolcall.datasets.acebench import Sample, load_category
-from pytest_toolcall.prompts import Prompts
+from pytest_toolcall.benchmarks.acebench.agents.dispatch import (
+    MULTI_STEP,
+    MULTI_TURN,
+    TURN_ERROR_TEXT,
+    UNBOUND_TEXT,
+    execute,
+)
+from pytest_toolcall.benchmarks.acebench.agents.envs import Environment, StateError
+from pytest_toolcall.benchmarks.acebench.agents.oracle import first_path
+from pytest_toolcall.benchmarks.acebench.agents.parse import ReplyError, parse_reply
+from pytest_toolcall.benchmarks.acebench.agents.prompts import strip_speaker, user_seed_messages
+from pytest_toolcall.benchmarks.acebench.agents.rollout import UNPARSEABLE_REPLY
+from pytest_toolcall.benchmarks.acebench.agents.scoring import check_end_state, process_score
+from pytest_toolcall.benchmarks.acebench.dataset import Sample, load_category
+from pytest_toolcall.benchmarks.acebench.prompts import Prompts
 
 PHONE = ["BaseApi", "MessageApi", "ReminderApi", "FoodPlatform"]
 
@@ -226,7 +232,7 @@ def prompts(acebench_root: Path) -> Prompts:
 
 
 def sample(lang: str, category: str, n: int) -> Sample:
-    return load_category(shared_dir() / "acebench", lang, category)[n]
+    return load_category(SHIPPED_ROOT, lang, category)[n]
 
 
 def test_multi_step_loop(prompts: Prompts) -> None:

@@ -3,26 +3,17 @@ security, item 3).
 
 ACEBench files are broken one way at a time in a copy of the data root; each problem must be a
 collection error naming the file and line, and the rest of the data must still run. Options with
-unknown values are usage errors naming the option. Downloads are checked against their sha256
-sums: served from a local HTTP server, a good mirror builds a root, a tampered file is refused
-naming the URL and both hashes, and an unreachable server says how to point at a local copy.
+unknown values are usage errors naming the option.
 """
 
 from __future__ import annotations
 
-import hashlib
-import http.server
 import json
-import threading
-from collections.abc import Callable, Iterator
-from functools import partial
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-from pytest_toolcall.datasets.acebench import DataError
-from pytest_toolcall.datasets.download import ensure_root
 
 EN = Path("data_all/data_en")
 ANSWERS = EN / "possible_answer"
@@ -273,173 +264,4 @@ def test_a_data_dir_that_is_not_a_root(pytester: pytest.Pytester, folder: str) -
     result = run_oracle(pytester, path)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert f"--toolcall-data-dir: {path} has no data_all/ folder" in result.stderr.str()
-    assert_no_traceback(result)
-
-
-# --- downloads --------------------------------------------------------------------------------------
-
-COMMIT = "0123456789abcdef0123456789abcdef01234567"
-DATA_FILES = (
-    "data_all/data_en/data_normal_atom_bool.json",
-    "data_all/data_en/possible_answer/data_normal_atom_bool.json",
-)
-
-
-def prompt_module(constants: dict[str, str]) -> str:
-    """An official prompt file as far as the download reads it: module-level string assignments
-    (and some code around them that must never run)."""
-    lines = ['"""Synthesized prompt module."""', "import os", "os.system('touch NEVER_RUN')", ""]
-    lines += [f"{name} = {value!r}" for name, value in constants.items()]
-    lines += ["", "def helper():", "    return SYSTEM", ""]
-    return "\n".join(lines)
-
-
-@pytest.fixture
-def mirror(tmp_path: Path, acebench_root: Path) -> tuple[Path, dict[str, Any]]:
-    """A folder laid out as ``<commit>/<path>``, and a manifest pinning its files."""
-    folder = tmp_path / "mirror" / COMMIT
-    files: dict[str, str] = {}
-    prompts = json.loads((acebench_root / "prompts.json").read_text(encoding="utf-8"))
-    contents = {path: prompt_module(constants).encode() for path, constants in prompts["files"].items()}
-    contents.update({path: (acebench_root / path).read_bytes() for path in DATA_FILES})
-    for path, content in contents.items():
-        (folder / path).parent.mkdir(parents=True, exist_ok=True)
-        (folder / path).write_bytes(content)
-        files[path] = hashlib.sha256(content).hexdigest()
-    return tmp_path / "mirror", {"repository": "mirror/ACEBench", "commit": COMMIT, "files": files}
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture
-def serve() -> Iterator[Callable[[Path], str]]:
-    servers: list[http.server.ThreadingHTTPServer] = []
-
-    def start(folder: Path) -> str:
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), partial(QuietHandler, directory=str(folder)))
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}"
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
-
-
-def dead_url() -> str:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), QuietHandler)
-    port = server.server_address[1]
-    server.server_close()  # nothing listens there any more
-    return f"http://127.0.0.1:{port}"
-
-
-def test_a_good_download_builds_the_root(
-    mirror: tuple[Path, dict[str, Any]],
-    serve: Callable[[Path], str],
-    tmp_path: Path,
-    acebench_root: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    folder, manifest = mirror
-    monkeypatch.setenv("TOOLCALL_DATA_URL", serve(folder) + "/{commit}")
-    monkeypatch.chdir(tmp_path)
-    root = ensure_root(manifest, tmp_path / "cache")
-    assert root == tmp_path / "cache" / "acebench" / COMMIT
-    built = json.loads((root / "prompts.json").read_text(encoding="utf-8"))
-    shared = json.loads((acebench_root / "prompts.json").read_text(encoding="utf-8"))
-    assert built["files"] == shared["files"]
-    for path in DATA_FILES:
-        assert (root / path).read_bytes() == (acebench_root / path).read_bytes()
-    assert not list(root.rglob("*.py"))  # only the texts are kept
-    assert not (tmp_path / "NEVER_RUN").exists()  # the prompt files were parsed, not run
-    assert [p.name for p in root.parent.iterdir()] == [COMMIT]  # no staging folder left behind
-
-
-@pytest.mark.parametrize("tampered", ["model_inference/prompt_en.py", DATA_FILES[1]])
-def test_a_tampered_file_is_refused(
-    mirror: tuple[Path, dict[str, Any]],
-    serve: Callable[[Path], str],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    tampered: str,
-) -> None:
-    folder, manifest = mirror
-    path = folder / COMMIT / tampered
-    content = path.read_bytes() + b"\n# one more line\n"
-    path.write_bytes(content)
-    base = serve(folder)
-    monkeypatch.setenv("TOOLCALL_DATA_URL", base + "/{commit}")
-    cache = tmp_path / "cache"
-    with pytest.raises(DataError) as excinfo:
-        ensure_root(manifest, cache)
-    message = str(excinfo.value)
-    assert f"{base}/{COMMIT}/{tampered}" in message
-    assert hashlib.sha256(content).hexdigest() in message  # what came
-    assert manifest["files"][tampered] in message  # what was pinned
-    assert "refus" in message
-    assert not (cache / "acebench" / COMMIT).exists()  # nothing half-built
-    assert not [p for p in (cache / "acebench").iterdir()]
-
-
-def test_an_unreachable_server_says_how_to_use_a_local_copy(
-    mirror: tuple[Path, dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _, manifest = mirror
-    url = dead_url()
-    monkeypatch.setenv("TOOLCALL_DATA_URL", url)
-    with pytest.raises(DataError) as excinfo:
-        ensure_root(manifest, tmp_path / "cache")
-    message = str(excinfo.value)
-    assert url in message
-    assert "--toolcall-data-dir" in message and "TOOLCALL_DATA_DIR" in message
-    assert not (tmp_path / "cache" / "acebench" / COMMIT).exists()
-
-
-def test_an_unreachable_server_is_a_usage_error_without_traceback(
-    pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv("TOOLCALL_DATA_DIR", raising=False)
-    monkeypatch.setenv("TOOLCALL_DATA_URL", dead_url())
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "empty-cache"))
-    result = pytester.runpytest("--toolcall-model=oracle", "-p", "no:randomly")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    err = result.stderr.str()
-    assert "cannot download the ACEBench data" in err
-    assert "--toolcall-data-dir" in err and "TOOLCALL_DATA_DIR" in err
-    assert_no_traceback(result)
-
-
-WRONG_FILE = b"not the pinned file\n"
-
-
-def test_a_mirror_with_wrong_files_is_a_usage_error_without_traceback(
-    pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The real manifest against a mirror whose every file differs from the pinned one."""
-
-    class Tampered(QuietHandler):
-        def do_GET(self) -> None:
-            body = WRONG_FILE
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Tampered)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        monkeypatch.delenv("TOOLCALL_DATA_DIR", raising=False)
-        monkeypatch.setenv("TOOLCALL_DATA_URL", f"http://127.0.0.1:{server.server_address[1]}")
-        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "empty-cache"))
-        result = pytester.runpytest("--toolcall-model=oracle", "-p", "no:randomly")
-    finally:
-        server.shutdown()
-        server.server_close()
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    err = result.stderr.str()
-    assert f"sha256 {hashlib.sha256(WRONG_FILE).hexdigest()} does not match the pinned" in err
     assert_no_traceback(result)

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from pytest_toolcall.decode import (
+from pytest_toolcall.benchmarks.acebench.decode import (
     DecodeError,
     decode_multi_turn,
     decode_single_turn,

@@ -400,7 +400,7 @@ def test_a_dead_client_process_makes_the_rest_errors_that_say_so(
     naming it, the run ends, and the answers that came first are kept."""
     pytester.makeconftest(
         "import os, signal\n"
-        "from pytest_toolcall import gateway\n"
+        "from pytest_toolcall.model import sdk_process as gateway\n"
         "seen = []\n"
         "def pytest_runtest_teardown(item):\n"
         "    seen.append(item)\n"

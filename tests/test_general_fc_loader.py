@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.datasets.acebench import DataError
-from pytest_toolcall.datasets.general_fc import GeneralFCSample, load_file
+from conftest import TEST_DATA
+from pytest_toolcall.benchmarks.general_fc.dataset import GeneralFCSample, load_file
+from pytest_toolcall.core.benchmark import DataError
 
 WEATHER = {
     "type": "function",
@@ -209,8 +210,8 @@ def test_undecodable_file_raises_with_path(tmp_path: Path) -> None:
         load_file(path)
 
 
-def test_shared_files_load(shared: Path) -> None:
-    samples, problems = load_file(shared / "general_fc" / "k2vv_zh_511.jsonl")
+def test_shared_files_load(general_fc_set: Path) -> None:
+    samples, problems = load_file(general_fc_set)
     assert len(samples) == 511
     assert sum(s.should_call_tool for s in samples) == 453
     assert [s.index for s in samples] == list(range(511))
@@ -218,7 +219,7 @@ def test_shared_files_load(shared: Path) -> None:
     assert [s.line for s in samples if s.warnings] == [72, 168, 328, 379]
     assert problems == []
     assert all("repeats tools[0]" in w for s in samples for w in s.warnings)
-    samples, problems = load_file(shared / "general_fc" / "example_3.jsonl")
+    samples, problems = load_file(TEST_DATA / "general_fc" / "example_3.jsonl")
     assert (len(samples), problems) == (3, [])
     assert [s.should_call_tool for s in samples] == [True, False, True]
 
@@ -265,11 +266,11 @@ def _schema_variants() -> list[Any]:
     return [base, True, False, *({**base, **m} for m in mutations)]
 
 
-def test_fast_schema_check_agrees_with_check_schema(shared: Path) -> None:
+def test_fast_schema_check_agrees_with_check_schema(general_fc_set: Path) -> None:
     # The shortcut may only ever say "valid" when jsonschema's check_schema agrees (it is an optimisation).
-    from pytest_toolcall.datasets.general_fc import _check_schema, schema_problem
+    from pytest_toolcall.benchmarks.general_fc.dataset import _check_schema, schema_problem
 
-    samples, _ = load_file(shared / "general_fc" / "k2vv_zh_511.jsonl")
+    samples, _ = load_file(general_fc_set)
     schemas = [t["function"]["parameters"] for s in samples for t in s.tools] + _schema_variants()
     verdicts = [(schema_problem(schema), _check_schema(schema)) for schema in schemas]
     assert all(fast == full for fast, full in verdicts)

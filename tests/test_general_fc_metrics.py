@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.scoring.general_fc import general_fc_metrics, record_key, trigger_agreement
+from pytest_toolcall.benchmarks.general_fc.metrics import general_fc_metrics, record_key, trigger_agreement
 
 
 def rec(
@@ -170,11 +170,14 @@ def test_agreement_pairs_by_stem_and_index_not_order() -> None:
     assert (agreement["paired"], agreement["TP"], agreement["TN"], agreement["FN"]) == (3, 1, 1, 1)
 
 
-def test_agreement_from_node_ids() -> None:
-    here = [rec(True, "tool_calls", True, nodeid="toolcall::general_fc[k2vv/3]")]
+def test_agreement_pairs_by_record_fields_never_by_node_id() -> None:
+    """Identity travels as data: a record without stem and index is never paired, whatever its
+    node id says."""
+    here = [rec(True, "tool_calls", True, nodeid="toolcall::general_fc[k2vv/3]", stem="k2vv", index=3)]
     reference = [rec(True, "tool_calls", True, nodeid="toolcall::general_fc[k2vv/3]", index=None)]
     assert record_key(here[0]) == ("k2vv", 3)
-    assert trigger_agreement(here, reference)["TP"] == 1
+    assert record_key(reference[0]) is None
+    assert trigger_agreement(here, reference)["paired"] == 0
 
 
 def test_agreement_ignores_unscored_and_foreign_records() -> None:

@@ -9,10 +9,13 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.client import ChatRequest, ChatResponse, OracleModel
-from pytest_toolcall.datasets.general_fc import GeneralFCSample, load_file
-from pytest_toolcall.oracle_general_fc import NO_TOOL_ANSWER, general_fc_answer
-from pytest_toolcall.scoring.general_fc import general_fc_metrics, score_response
+from conftest import TEST_DATA
+from pytest_toolcall.benchmarks.general_fc.dataset import GeneralFCSample, load_file
+from pytest_toolcall.benchmarks.general_fc.metrics import general_fc_metrics
+from pytest_toolcall.benchmarks.general_fc.oracle import NO_TOOL_ANSWER, general_fc_answer
+from pytest_toolcall.benchmarks.general_fc.scoring import score_response
+from pytest_toolcall.model.oracle import OracleModel
+from pytest_toolcall.model.types import ChatRequest, ChatResponse
 
 
 def oracle_response(sample: GeneralFCSample) -> ChatResponse:
@@ -22,8 +25,8 @@ def oracle_response(sample: GeneralFCSample) -> ChatResponse:
 
 
 @pytest.mark.parametrize(("name", "size", "positives"), [("example_3", 3, 2), ("k2vv_zh_511", 511, 453)])
-def test_oracle_passes_every_shared_line(shared: Path, name: str, size: int, positives: int) -> None:
-    samples, _ = load_file(shared / "general_fc" / f"{name}.jsonl")
+def test_oracle_passes_every_shared_line(general_fc_set: Path, name: str, size: int, positives: int) -> None:
+    samples, _ = load_file(general_fc_set if name == "k2vv_zh_511" else TEST_DATA / "general_fc" / f"{name}.jsonl")
     assert len(samples) == size
     records = []
     for sample in samples:
@@ -245,7 +248,7 @@ def test_no_callable_tool_calls_the_first_with_empty_arguments(tools: list[dict[
     assert (result.pred, result.valid, result.passed) == (True, False, False)
 
 
-def test_answers_are_deterministic(shared: Path) -> None:
-    samples, _ = load_file(shared / "general_fc" / "k2vv_zh_511.jsonl")
+def test_answers_are_deterministic(general_fc_set: Path) -> None:
+    samples, _ = load_file(general_fc_set)
     first = [general_fc_answer(s) for s in samples[:50]]
     assert [general_fc_answer(s) for s in samples[:50]] == first

@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conftest import TEST_DATA
 from tests.chat_server import ChatServer, Reply
 
 WEATHER = {
@@ -174,8 +176,8 @@ def test_bad_lines_are_collection_errors_and_the_rest_runs(pytester: pytest.Pyte
     assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
-def test_oracle_scores_every_line(pytester: pytest.Pytester, shared: Path) -> None:
-    path = shared / "general_fc" / "k2vv_zh_511.jsonl"
+def test_oracle_scores_every_line(pytester: pytest.Pytester, general_fc_set: Path) -> None:
+    path = general_fc_set
     result = pytester.runpytest(
         "--toolcall-model=oracle",
         "--toolcall-bench=general_fc",
@@ -189,8 +191,8 @@ def test_oracle_scores_every_line(pytester: pytest.Pytester, shared: Path) -> No
     assert (metrics["tool_call_f1"], metrics["schema_accuracy"]) == (1.0, 1.0)
 
 
-def test_both_benchmarks_one_summary(pytester: pytest.Pytester, shared: Path, acebench_root: Path) -> None:
-    path = shared / "general_fc" / "example_3.jsonl"
+def test_both_benchmarks_one_summary(pytester: pytest.Pytester, general_fc_set: Path, acebench_root: Path) -> None:
+    path = TEST_DATA / "general_fc" / "example_3.jsonl"
     result = pytester.runpytest(
         "--toolcall-model=oracle",
         "--toolcall-bench=acebench,general_fc",
@@ -213,12 +215,27 @@ def test_both_benchmarks_one_summary(pytester: pytest.Pytester, shared: Path, ac
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        (["--toolcall-bench=general_fc"], "--toolcall-bench: general_fc needs --toolcall-general-fc=PATH"),
         (["--toolcall-bench=general_fc", "--toolcall-general-fc=nope.jsonl"], "nope.jsonl: file not found"),
-        (["--toolcall-general-fc=x.jsonl"], "--toolcall-general-fc: given, but --toolcall-bench does not include"),
+        (["--toolcall-general-fc=nope.jsonl"], "nope.jsonl: file not found"),
+        (
+            ["--toolcall-bench=acebench", "--toolcall-general-fc=x.jsonl"],
+            "--toolcall-general-fc: given, but --toolcall-bench does not include",
+        ),
     ],
 )
 def test_usage_errors(pytester: pytest.Pytester, options: list[str], message: str) -> None:
     result = pytester.runpytest("--toolcall-model=oracle", *options)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert message in result.stderr.str()
+
+
+@pytest.mark.parametrize("options", [["--toolcall-bench=general_fc"], ["--toolcall-bench=acebench,general_fc"]])
+def test_general_fc_without_a_file_runs_the_shipped_set(pytester: pytest.Pytester, options: list[str]) -> None:
+    result = pytester.runpytest("--toolcall-model=oracle", *options, "--collect-only", "-q", "-m", "general_fc")
+    assert len(re.findall(r"toolcall::general_fc\[k2vv_zh_511/\d+\]", result.stdout.str())) == 511
+
+
+def test_a_general_fc_file_alone_selects_general_fc(pytester: pytest.Pytester) -> None:
+    path = TEST_DATA / "general_fc" / "example_3.jsonl"
+    result = pytester.runpytest("--toolcall-model=oracle", f"--toolcall-general-fc={path}", "--collect-only", "-q")
+    assert re.findall(r"toolcall::(\w+)\[", result.stdout.str()) == ["general_fc"] * 3

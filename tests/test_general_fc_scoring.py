@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO, shared_dir
-from pytest_toolcall.client import ChatResponse
-from pytest_toolcall.datasets.general_fc import GeneralFCSample, load_file
-from pytest_toolcall.scoring.general_fc import (
+from conftest import REPO, SHIPPED_SET
+from pytest_toolcall.benchmarks.general_fc.dataset import GeneralFCSample, load_file
+from pytest_toolcall.benchmarks.general_fc.scoring import (
     REASON_KINDS,
     compile_schema,
     score_response,
 )
+from pytest_toolcall.model.types import ChatResponse
 
 WEATHER_SCHEMA = {
     "type": "object",
@@ -408,7 +408,7 @@ def test_compiled_schemas_are_cached_by_identity_and_by_content() -> None:
 
 @cache
 def k2vv_rows() -> list[GeneralFCSample]:
-    samples, problems = load_file(shared_dir() / "general_fc" / "k2vv_zh_511.jsonl")
+    samples, problems = load_file(SHIPPED_SET)
     assert not problems
     return samples
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.datasets.acebench import NORMAL, SPECIAL, load_category
-from pytest_toolcall.prompts import Prompts, acebench_requests
+from pytest_toolcall.benchmarks.acebench.dataset import NORMAL, SPECIAL, load_category
+from pytest_toolcall.benchmarks.acebench.prompts import Prompts, acebench_requests
 from tests.chat_server import ChatServer, Reply
 
 API_KEY = "sk-test-KEY-1234567890-never-leak"
@@ -175,7 +175,7 @@ def test_killed_run_resumes_without_resending(
 @pytest.fixture
 def clients(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     """The client processes started in this process: (who asked for it, its socket address)."""
-    from pytest_toolcall import gateway
+    from pytest_toolcall.model import sdk_process as gateway
 
     started: list[tuple[str, str]] = []
 
@@ -193,7 +193,7 @@ def test_the_client_process_starts_before_configuration(
     pytester: pytest.Pytester, model_args: list[str], clients: list[tuple[str, str]]
 ) -> None:
     """Started by the earliest hook, so that its SDK import overlaps pytest's start-up."""
-    from pytest_toolcall import gateway
+    from pytest_toolcall.model import sdk_process as gateway
 
     pytester.runpytest(*model_args, "--toolcall-cache=off", "-k", "bool").assert_outcomes(passed=LIMIT)
     assert [who for who, _ in clients] == ["pytest_load_initial_conftests"]

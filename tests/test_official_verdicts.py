@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO, shared_dir
-from pytest_toolcall.datasets.acebench import Sample, load_category
-from pytest_toolcall.scoring.acebench import score_step
+from conftest import REPO, SHIPPED_ROOT
+from pytest_toolcall.benchmarks.acebench.dataset import Sample, load_category
+from pytest_toolcall.benchmarks.acebench.scoring.sample import score_step
 
 VERDICTS = REPO / "data" / "verdicts"
 
@@ -32,7 +32,7 @@ def cases(name: str) -> list[Any]:
 @cache
 def steps(lang: str, category: str) -> dict[str, tuple[Sample, int]]:
     index = {}
-    for sample in load_category(shared_dir() / "acebench", lang, category):
+    for sample in load_category(SHIPPED_ROOT, lang, category):
         for i, step in enumerate(sample.steps):
             index[step.id] = (sample, i)
     return index
@@ -66,8 +66,6 @@ def test_reference_answers(case: dict[str, Any]) -> None:
 
 def test_corpus_covers_both_languages_and_every_category() -> None:
     seen = {(c.values[0]["lang"], c.values[0]["category"]) for c in cases("acebench_outputs.jsonl")}
-    categories = {
-        path.stem.removeprefix("data_") for path in Path(shared_dir(), "acebench/data_all/data_en").glob("*.json")
-    }
+    categories = {path.stem.removeprefix("data_") for path in Path(SHIPPED_ROOT, "data_all/data_en").glob("*.json")}
     wanted = {(lang, c) for lang in ("en", "zh") for c in categories if not c.startswith("agent")}
     assert wanted <= seen

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.datasets.acebench import CATEGORIES, LANGUAGES
-from pytest_toolcall.gate import evaluate, parse_thresholds
-from pytest_toolcall.metrics import acebench_metrics
-from pytest_toolcall.records import MAX_TEXT, sanitize
+from pytest_toolcall.benchmarks.acebench.dataset import CATEGORIES, LANGUAGES
+from pytest_toolcall.benchmarks.acebench.metrics import acebench_metrics
+from pytest_toolcall.results.gate import evaluate, parse_thresholds
+from pytest_toolcall.results.records import MAX_TEXT, sanitize
 
 
 class Level(enum.IntEnum):

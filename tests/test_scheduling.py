@@ -13,8 +13,8 @@ import pytest
 from xdist.remote import Producer
 from xdist.scheduler import LoadScheduling
 
-from pytest_toolcall.prefetch import RunOrder
-from pytest_toolcall.scheduling import PrefetchLoadScheduling
+from pytest_toolcall.model.prefetch import RunOrder
+from pytest_toolcall.runner.scheduling import PrefetchLoadScheduling
 
 DEPTH = 8
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.decode import decode_single_turn
-from pytest_toolcall.scoring.normal import check_normal, standardize
+from pytest_toolcall.benchmarks.acebench.decode import decode_single_turn
+from pytest_toolcall.benchmarks.acebench.scoring.normal import check_normal, standardize
 
 
 def spec(name: str, properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:

@@ -183,11 +183,11 @@ def test_showlocals_shows_no_key(
     pytester.makeconftest(
         """
         import pytest
-        from pytest_toolcall.fixtures import WORK
+        from pytest_toolcall.runner.answers import ANSWERS
 
         @pytest.fixture(autouse=True)
         def broken(request, toolcall_settings, toolcall_model):
-            work = request.config.stash[WORK]
+            work = request.config.stash[ANSWERS]
             raise RuntimeError("fixture broke")
         """
     )

@@ -1,0 +1,313 @@
+"""ACEBench behind the benchmark protocol: units, requests, verdicts, metrics, summary, gate names.
+
+A unit is an ACEBench sample, a whole normal multi-turn dialogue (teacher-forced steps, one request
+each) or an agent dialogue (run against the simulated APIs on a thread of its own).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pytest_toolcall.benchmarks.acebench.dataset import CATEGORIES, GROUPS, LANGUAGES, DataError, Sample, family
+from pytest_toolcall.core import registry
+from pytest_toolcall.core.benchmark import Benchmark, Dialogue, Loaded, Models, Plan, Requests, Skip, Unit, Verdict
+from pytest_toolcall.core.settings import ORACLE, Option, parse_choices, parse_number, usage_error
+from pytest_toolcall.model.types import ChatRequest, ChatResponse, Model
+
+#: The pinned data root shipped in the package (chenchen0103/ACEBench@56dd66c, MIT).
+SHIPPED_ROOT = Path(__file__).with_name("data")
+ALIASES = {"normal_atom": "atom", "normal_single_turn": "single_turn", "normal_multi_turn": "multi_turn"}
+METRIC_NAMES = {"overall", *GROUPS, *ALIASES, *CATEGORIES}
+NO_USER = (
+    "agent_multi_turn needs a user simulator: pass --toolcall-user-model=NAME "
+    "(and --toolcall-user-base-url=URL if it is served elsewhere)"
+)
+
+
+class ACEBench(Benchmark):
+    name = "acebench"
+    markers: ClassVar[Mapping[str, str]] = {
+        "normal": "ACEBench normal category",
+        "special": "ACEBench special category",
+        "agent": "ACEBench agent category",
+        "en": "ACEBench English data",
+        "zh": "ACEBench Chinese data",
+    }
+    options = (
+        Option("lang", "ACEBench language: en, zh or all", default="en"),
+        Option(
+            "data-dir",
+            "ACEBench data root holding data_all/ and prompts.json (default: $TOOLCALL_DATA_DIR, else the "
+            "pinned data shipped in the package)",
+            env="TOOLCALL_DATA_DIR",
+            metavar="DIR",
+        ),
+        Option(
+            "user-model",
+            "user simulator for ACEBench agent_multi_turn (default: none, those items are skipped; "
+            "with --toolcall-model oracle the oracle plays the user)",
+            metavar="NAME",
+            names_model=True,
+        ),
+        Option("user-base-url", "endpoint of the user simulator (default: the model's endpoint)", metavar="URL"),
+        Option(
+            "user-api-key-env",
+            "environment variable holding the user simulator's key (default: the model's)",
+            metavar="NAME",
+        ),
+        Option(
+            "step-prompt-lang",
+            "prompt language of agent_multi_step: 'sample' (the sample's) or 'zh' (what the "
+            "official API runner sends for both languages)",
+            default="sample",
+            metavar="LANG",
+        ),
+        Option(
+            "max-dialog-turns", "message cap of an ACEBench agent dialogue (official: 40)", default="40", metavar="N"
+        ),
+    )
+
+    def __init__(self, settings: Any) -> None:
+        super().__init__(settings)
+        option = settings.option
+        self.langs = LANGUAGES if option("lang") == "all" else parse_choices("lang", option("lang"), LANGUAGES)
+        data_dir = option("data-dir")
+        self.root = Path(data_dir).expanduser() if data_dir else SHIPPED_ROOT
+        if not (self.root / "data_all").is_dir():
+            raise usage_error(
+                "data-dir",
+                f"{self.root} has no data_all/ folder (an ACEBench data root holds data_all/ and prompts.json)",
+            )
+        self.user_model = option("user-model") or None
+        self.user_base_url = option("user-base-url") or settings.base_url
+        self.user_api_key_env = option("user-api-key-env") or settings.api_key_env
+        step_lang = parse_choices("step-prompt-lang", option("step-prompt-lang"), ("sample", *LANGUAGES))[0]
+        self.step_prompt_lang = None if step_lang == "sample" else step_lang
+        self.max_turns = parse_number("max-dialog-turns", option("max-dialog-turns"), int, minimum=1)
+        #: Units per (language, category) in the data, before --toolcall-limit: a short category
+        #: makes the block partial.
+        self.sizes: dict[tuple[str, str], int] = {}
+        self._prompts: Any = None
+        self._ceilings: dict[str, float] = {}
+
+    def other_models(self) -> tuple[str, ...]:
+        return (self.user_model,) if self.user_model else ()
+
+    def header(self) -> str:
+        return f"lang={','.join(self.langs)} acebench={self.data_label()}"
+
+    def data_label(self) -> str:
+        return pinned_commit()[:7] if self.root == SHIPPED_ROOT else str(self.root)
+
+    def datasets(self) -> dict[str, Any]:
+        return {"commit": pinned_commit()[:7], "root": str(self.root), "langs": list(self.langs)}
+
+    # --- data ------------------------------------------------------------------------------------
+
+    def load(self) -> Loaded:
+        from pytest_toolcall.benchmarks.acebench.dataset import load_category
+        from pytest_toolcall.benchmarks.acebench.prompts import Prompts
+
+        loaded = Loaded(units=[])
+        try:
+            self._prompts = Prompts.load(self.root)
+        except DataError as exc:
+            loaded.problems.append(("acebench", str(exc)))
+            return loaded
+        limit = self.settings.limit
+        for lang in self.langs:
+            for category in CATEGORIES:
+                try:
+                    samples = load_category(self.root, lang, category)
+                except DataError as exc:
+                    loaded.problems.append((f"acebench[{lang}/{category}]", str(exc)))
+                    continue
+                self.sizes[(lang, category)] = len(samples)
+                loaded.units += [self.unit(sample) for sample in samples[:limit]]
+        return loaded
+
+    def unit(self, sample: Sample) -> Unit:
+        return Unit(
+            benchmark=self.name,
+            key=f"{sample.lang}/{sample.id}",
+            category=sample.category,
+            id=sample.id,
+            lang=sample.lang,
+            markers=(family(sample.category), sample.lang),
+            sample=sample,
+        )
+
+    @property
+    def prompts(self) -> Any:
+        assert self._prompts is not None, "ACEBench units exist only when the prompts loaded"
+        return self._prompts
+
+    # --- asking ----------------------------------------------------------------------------------
+
+    def plan(self, unit: Unit, models: Models) -> Plan:
+        from pytest_toolcall.benchmarks.acebench.prompts import acebench_requests
+
+        sample: Sample = unit.sample
+        if family(sample.category) != "agent":
+            return Requests(acebench_requests(self.prompts, sample))
+        if models.oracle:
+            return Dialogue(functools.partial(self.reference_rollout, sample))
+        if sample.category == "agent_multi_step":
+            return Dialogue(functools.partial(self._multi_step, sample, models.model))
+        if self.user_model is None:
+            return Skip(NO_USER)
+        user = models.named(self.user_model, self.user_base_url, self.user_api_key_env)
+        return Dialogue(functools.partial(self._multi_turn, sample, models.model, user))
+
+    def _multi_step(self, sample: Sample, model: Model) -> Any:
+        from pytest_toolcall.benchmarks.acebench.agents import AGENT_SAMPLING, run_multi_step
+
+        agent = _speaker(model, AGENT_SAMPLING)
+        return run_multi_step(sample, self.prompts, agent, max_turns=self.max_turns, prompt_lang=self.step_prompt_lang)
+
+    def _multi_turn(self, sample: Sample, model: Model, user_model: Model) -> Any:
+        from pytest_toolcall.benchmarks.acebench.agents import (
+            AGENT_SAMPLING,
+            USER_SAMPLING,
+            oracle_user,
+            run_multi_turn,
+        )
+
+        user = oracle_user(sample) if user_model.name == ORACLE else _speaker(user_model, USER_SAMPLING)
+        return run_multi_turn(sample, self.prompts, _speaker(model, AGENT_SAMPLING), user, max_turns=self.max_turns)
+
+    def reference_rollout(self, sample: Sample) -> Any:
+        from pytest_toolcall.benchmarks.acebench.agents.oracle import oracle_rollout
+
+        return oracle_rollout(sample, self.prompts, self.max_turns)
+
+    # --- scoring ---------------------------------------------------------------------------------
+
+    def score(self, unit: Unit, answer: Any) -> Verdict:
+        from pytest_toolcall.benchmarks.acebench.scoring.sample import explain, score_sample
+
+        sample: Sample = unit.sample
+        if family(sample.category) == "agent":
+            return self._score_agent(unit, answer)
+        outputs = [response.content for response in answer]
+        result = score_sample(sample, outputs)
+        fields: dict[str, Any] = {
+            "output": outputs[0] if len(outputs) == 1 else outputs,
+            "process": result.process,
+            "ceiling": self.ceiling(unit),
+            "error_type": next((s.verdict.error_type for s in result.steps if not s.verdict.valid), ""),
+        }
+        if len(sample.steps) > 1:
+            fields["steps"] = [{"id": s.id, "valid": s.verdict.valid, "output": s.output} for s in result.steps]
+        return Verdict(result.passed, "" if result.passed else explain(sample, result), fields)
+
+    def _score_agent(self, unit: Unit, rollout: Any) -> Verdict:
+        """End state against the ground truth; process score against the milestones."""
+        from pytest_toolcall.benchmarks.acebench.agents import format_transcript, score_rollout
+
+        result = score_rollout(unit.sample, rollout)
+        fields = {
+            "output": rollout.agent_replies,
+            "process": result.process,
+            "ceiling": self.ceiling(unit),
+            "error_type": result.error_type,
+            "process_calls": rollout.process,
+            "end_state": rollout.end_state,
+        }
+        message = "" if result.passed else f"{result.message}\n\ntranscript:\n{format_transcript(rollout)}"
+        return Verdict(result.passed, message, fields)
+
+    def ceiling(self, unit: Unit) -> float:
+        """Whether the dataset's own reference answer passes the official scorer (1.0 or 0.0),
+        computed once per unit of this run."""
+        if unit.key not in self._ceilings:
+            self._ceilings[unit.key] = 1.0 if self._reference_passes(unit.sample) else 0.0
+        return self._ceilings[unit.key]
+
+    def _reference_passes(self, sample: Sample) -> bool:
+        from pytest_toolcall.benchmarks.acebench.agents import score_rollout
+        from pytest_toolcall.benchmarks.acebench.oracle import acebench_answer
+        from pytest_toolcall.benchmarks.acebench.scoring.sample import score_sample
+
+        if family(sample.category) == "agent":
+            return score_rollout(sample, self.reference_rollout(sample)).passed
+        answers = [acebench_answer(sample.lang, sample.category, step) for step in sample.steps]
+        return score_sample(sample, answers).passed
+
+    # --- results ---------------------------------------------------------------------------------
+
+    def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        from pytest_toolcall.benchmarks.acebench.metrics import acebench_metrics
+
+        return acebench_metrics(records, self.sizes)
+
+    def summary(self, name: str, block: dict[str, Any]) -> list[str]:
+        from pytest_toolcall.benchmarks.acebench.summary import acebench_table
+
+        return acebench_table(block)
+
+    @classmethod
+    def claims_metric(cls, name: str) -> bool:
+        """``overall``, a group or a category, optionally after ``<lang>.`` or ``acebench/<lang>.``."""
+        explicit = name.startswith("acebench/")
+        lang, _, metric = name.removeprefix("acebench/").rpartition(".")
+        if lang and lang not in LANGUAGES:
+            if not explicit and lang.split(".")[0] in registry.benchmark_classes():
+                return False  # another benchmark's metric
+            raise ValueError(f"unknown language {lang!r} in {name!r}")
+        if metric not in METRIC_NAMES:
+            if explicit or lang:
+                raise ValueError(f"unknown metric {name!r}; use overall, a group ({', '.join(GROUPS)}) or a category")
+            return False
+        return True
+
+    @classmethod
+    def gate_values(cls, name: str, metrics: dict[str, dict[str, Any]]) -> list[tuple[str, float | None]]:
+        """Unprefixed names must hold in every language run."""
+        lang, _, metric = name.removeprefix("acebench/").rpartition(".")
+        metric = ALIASES.get(metric, metric)
+        langs = [lang] if lang else sorted(k.removeprefix("acebench/") for k in metrics if k.startswith("acebench/"))
+        if not langs:
+            return [(name, None)]
+        values = []
+        for language in langs:
+            block = metrics.get(f"acebench/{language}")
+            values.append((f"acebench/{language} {metric}", _lookup(block, metric) if block else None))
+        return values
+
+    def suite_properties(self, name: str, block: dict[str, Any]) -> list[tuple[str, Any]]:
+        props: list[tuple[str, Any]] = [(f"{name}.overall", block["overall"]), (f"{name}.partial", block["partial"])]
+        props += [(f"{name}.{g}", v) for g, v in block["groups"].items() if v is not None]
+        for category, m in block["categories"].items():
+            props.append((f"{name}.{category}.accuracy", m["accuracy"]))
+            if m["process_acc"] is not None:
+                props.append((f"{name}.{category}.process_acc", m["process_acc"]))
+        return props
+
+
+def _lookup(block: dict[str, Any], metric: str) -> float | None:
+    if metric == "overall":
+        return block["overall"]
+    if metric in GROUPS:
+        return block["groups"].get(metric)
+    category = block["categories"].get(metric)
+    return category["accuracy"] if category else None
+
+
+def _speaker(model: Model, sampling: dict[str, Any]) -> Callable[[list[dict[str, Any]]], str]:
+    """A dialogue participant backed by a model: messages in, reply text out (the official loops
+    send the agent and the simulator their own fixed sampling settings)."""
+
+    def speak(messages: list[dict[str, Any]]) -> str:
+        response: ChatResponse = model.submit(ChatRequest(messages, sampling=sampling)).result()
+        return response.content or ""
+
+    return speak
+
+
+@functools.cache
+def pinned_commit() -> str:
+    return (SHIPPED_ROOT / "COMMIT").read_text(encoding="utf-8").strip()

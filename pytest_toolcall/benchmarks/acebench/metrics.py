@@ -1,0 +1,85 @@
+"""ACEBench aggregates: per-category accuracies, the official groups and OVERALL.
+
+Rounding follows the official code at every level: normal and agent categories are rounded to 3
+decimals, special ones are not; groups are unweighted means of category accuracies; the official
+OVERALL uses the rounded groups with a missing category counted as 0. When categories are missing
+or incomplete (a selection, ``--toolcall-limit``, errors), OVERALL is renormalised over the groups
+that ran, unrounded, and the run is marked partial; the official value is kept beside it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from pytest_toolcall.benchmarks.acebench.dataset import CATEGORIES, GROUPS, OVERALL_WEIGHTS, family
+
+#: Outcomes of items that did not run to a verdict on purpose: not part of any denominator.
+NOT_SCORED = {"skipped"}
+
+
+def acebench_metrics(records: list[dict[str, Any]], sizes: dict[tuple[str, str], int]) -> dict[str, dict[str, Any]]:
+    """Metrics per language, keyed ``acebench/<lang>``. ``sizes``: units per (lang, category) in the data."""
+    by_lang: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    for record in records:
+        if record["benchmark"] == "acebench" and record.get("outcome") not in NOT_SCORED:
+            by_lang[record["lang"]][record["category"]].append(record)
+    return {f"acebench/{lang}": _language(cats, lang, sizes) for lang, cats in sorted(by_lang.items())}
+
+
+def _language(
+    by_category: dict[str, list[dict[str, Any]]], lang: str, sizes: dict[tuple[str, str], int]
+) -> dict[str, Any]:
+    categories = {c: _category(c, by_category[c]) for c in CATEGORIES if by_category.get(c)}
+    accuracy = {c: m["accuracy"] for c, m in categories.items()}
+    groups = {g: _mean([accuracy[c] for c in members if c in accuracy]) for g, members in GROUPS.items()}
+    official_groups = {
+        g: round(sum(accuracy.get(c, 0.0) for c in members) / len(members), 3) for g, members in GROUPS.items()
+    }
+    official = round(sum(w * official_groups[g] for g, w in OVERALL_WEIGHTS.items()), 3)
+    evaluated = {g: w for g, w in OVERALL_WEIGHTS.items() if groups[g] is not None}
+    renormalised = (
+        sum(w * groups[g] for g, w in evaluated.items()) / sum(evaluated.values()) if evaluated else None  # type: ignore[operator]
+    )
+    missing = [c for c in CATEGORIES if c not in categories]
+    short = [c for c, m in categories.items() if m["n"] < sizes.get((lang, c), m["n"])]
+    incomplete = sum(m["errors"] for m in categories.values())
+    partial = bool(missing or short or incomplete)
+    return {
+        "categories": categories,
+        "groups": groups if partial else official_groups,
+        "groups_official": official_groups,
+        "overall": renormalised if partial else official,
+        "overall_official": official,
+        "partial": partial,
+        "missing_categories": missing,
+        "short_categories": short,
+        "errors": incomplete,
+    }
+
+
+def _category(category: str, records: list[dict[str, Any]]) -> dict[str, Any]:
+    n = len(records)
+    passed = sum(1 for r in records if r.get("score") == 1.0)
+    errors = sum(1 for r in records if r.get("outcome") == "error")
+    ceilings = [r["ceiling"] for r in records if r.get("ceiling") is not None]
+    processes = [r.get("process") or 0.0 for r in records]
+    has_process = any(r.get("process") is not None for r in records)
+    return {
+        "n": n,
+        "passed": passed,
+        "failed": n - passed - errors,
+        "errors": errors,
+        "accuracy": _accuracy(category, passed / n),
+        "process_acc": round(sum(processes) / n, 3) if has_process else None,
+        "ceiling": _accuracy(category, sum(ceilings) / len(ceilings)) if ceilings else None,
+    }
+
+
+def _accuracy(category: str, value: float) -> float:
+    """Special categories are the only ones the official code leaves unrounded."""
+    return value if family(category) == "special" else round(value, 3)
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None

@@ -1,0 +1,136 @@
+"""general_fc behind the benchmark protocol: one JSONL line is one unit, asked through native tool
+calling with its messages and tools exactly as in the file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pytest_toolcall.core.benchmark import Benchmark, DataError, Loaded, Models, Plan, Requests, Unit, Verdict
+from pytest_toolcall.core.settings import Option, usage_error
+from pytest_toolcall.model.types import ChatRequest
+
+#: The set shipped in the package: 511 labelled requests from MoonshotAI's K2-Vendor-Verifier samples.
+SHIPPED_SET = Path(__file__).with_name("data") / "k2vv_zh_511.jsonl"
+METRIC_NAMES = ("tool_call_f1", "tool_call_precision", "tool_call_recall", "schema_accuracy")
+
+
+class GeneralFC(Benchmark):
+    name = "general_fc"
+    options = (
+        Option(
+            "general-fc",
+            "general_fc JSONL file(s), comma-separated (messages, tools, should_call_tool per line; "
+            "default: the shipped k2vv_zh_511 set); selects general_fc when --toolcall-bench is not given",
+            metavar="PATH",
+            selects=True,
+        ),
+        Option(
+            "reference",
+            "JSON report of a reference run on the same general_fc file(s): trigger agreement",
+            metavar="REPORT",
+        ),
+    )
+
+    def __init__(self, settings: Any) -> None:
+        super().__init__(settings)
+        given = settings.option("general-fc") or ""
+        self.files = tuple(Path(p.strip()).expanduser() for p in given.split(",") if p.strip()) or (SHIPPED_SET,)
+        stems = [path.stem for path in self.files]
+        if len(set(stems)) != len(stems):
+            raise usage_error("general-fc", f"file names must differ (item ids use them): {', '.join(stems)}")
+        self.reference = _reference_samples(settings.option("reference"))
+        self.warnings: list[str] = []
+
+    def header(self) -> str:
+        return f"general_fc={','.join(str(p) for p in self.files)}"
+
+    def datasets(self) -> dict[str, Any]:
+        return {"files": [str(p) for p in self.files], "warnings": self.warnings}
+
+    def load(self) -> Loaded:
+        from pytest_toolcall.benchmarks.general_fc.dataset import load_file
+
+        loaded = Loaded(units=[])
+        for path in self.files:
+            try:
+                samples, problems = load_file(path)
+            except DataError as exc:
+                raise usage_error("general-fc", str(exc)) from None
+            for sample in samples[: self.settings.limit]:
+                self.warnings += sample.warnings
+                loaded.units.append(
+                    Unit(
+                        benchmark=self.name,
+                        key=f"{sample.stem}/{sample.index}",
+                        category=self.name,
+                        id=str(sample.index),
+                        fields={"stem": sample.stem, "index": sample.index},
+                        sample=sample,
+                    )
+                )
+            loaded.problems += [(f"general_fc[{path.stem}/{index}]", message) for index, message in problems]
+        return loaded
+
+    def plan(self, unit: Unit, models: Models) -> Plan:
+        from pytest_toolcall.benchmarks.general_fc.oracle import general_fc_answer
+
+        line = unit.sample
+        # Messages and tools exactly as in the file: never rewritten. The reference is what the
+        # oracle answers; only it needs one (building one validates arguments against schemas).
+        reference = general_fc_answer(line) if models.oracle else None
+        return Requests([ChatRequest(line.messages, tools=line.tools, reference=reference)])
+
+    def score(self, unit: Unit, answer: Any) -> Verdict:
+        """The decision to call must match ``should_call_tool``, and every call must validate
+        against its tool's schema."""
+        from pytest_toolcall.benchmarks.general_fc.scoring import score_response
+
+        (response,) = answer
+        result = score_response(unit.sample, response)
+        fields = {"output": response.content, "tool_calls": response.tool_calls, **result.record()}
+        return Verdict(result.passed, result.reason, fields)
+
+    def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        from pytest_toolcall.benchmarks.general_fc.metrics import general_fc_metrics, trigger_agreement
+
+        block = general_fc_metrics(records)
+        if self.reference is not None:
+            reference = [r for r in self.reference if r.get("benchmark") == self.name]
+            block["reference_agreement"] = trigger_agreement(records, reference)
+        return {self.name: block}
+
+    def summary(self, name: str, block: dict[str, Any]) -> list[str]:
+        from pytest_toolcall.benchmarks.general_fc.summary import general_fc_table
+
+        return general_fc_table(block)
+
+    @classmethod
+    def claims_metric(cls, name: str) -> bool:
+        if not name.startswith("general_fc."):
+            return False
+        metric = name.removeprefix("general_fc.")
+        if metric not in METRIC_NAMES:
+            raise ValueError(f"unknown general_fc metric {metric!r}; choose from {', '.join(sorted(METRIC_NAMES))}")
+        return True
+
+    @classmethod
+    def gate_values(cls, name: str, metrics: dict[str, dict[str, Any]]) -> list[tuple[str, float | None]]:
+        block = metrics.get(cls.name)
+        return [(name, block.get(name.removeprefix("general_fc.")) if block else None)]
+
+
+def _reference_samples(path_text: str | None) -> list[dict[str, Any]] | None:
+    """The samples of the ``--toolcall-reference`` report, read at start-up: a wrong path is found
+    before any request is sent."""
+    if not path_text:
+        return None
+    path = Path(path_text).expanduser()
+    try:
+        samples = json.loads(path.read_text(encoding="utf-8"))["samples"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise usage_error("reference", f"{path} is not a pytest-toolcall report ({exc})") from None
+    if not isinstance(samples, list):
+        raise usage_error("reference", f"{path} is not a pytest-toolcall report (samples is not a list)")
+    return samples

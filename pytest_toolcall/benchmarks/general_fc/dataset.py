@@ -1,0 +1,279 @@
+"""general_fc data: JSON Lines of ``messages``, ``tools`` and ``should_call_tool``.
+
+One line is one sample; its identity is the file stem and its 0-based line index, so ids stay stable
+when other lines are bad. A line that is not a valid sample (not JSON, a missing field, a tool
+without a name or whose ``parameters`` is not a JSON Schema...) is dropped and reported with its file
+and line. A tool that no call can validate against although the line is well formed (missing or
+empty ``parameters``, a name shadowed by an earlier tool) only earns a warning on the sample: data is
+sent as given, and such calls simply score invalid.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from jsonschema.exceptions import SchemaError
+
+from pytest_toolcall.core.benchmark import DataError
+
+FIELDS = ("messages", "tools", "should_call_tool")
+
+
+@dataclass(frozen=True)
+class GeneralFCSample:
+    file: Path
+    stem: str  # file stem, the first part of the item id
+    index: int  # 0-based line index in the file (blank and bad lines count)
+    line: int  # 1-based line number, for messages
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    should_call_tool: bool
+    source: str  # "path:line"
+    #: Tools of this line that no call can validate against.
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def id(self) -> str:
+        """``<stem>/<index>``, as in node ids."""
+        return f"{self.stem}/{self.index}"
+
+
+class LineProblem(Exception):
+    """Why one line is dropped (internal: becomes a problem message)."""
+
+
+def load_file(path: str | Path) -> tuple[list[GeneralFCSample], list[tuple[int, str]]]:
+    """The samples of one file, and (0-based index, message with file and line) per line that is not
+    a sample.
+
+    A missing or unreadable file raises ``DataError``.
+    """
+    path = Path(path)
+    try:
+        # utf-8-sig: a leading byte-order mark is common in hand-edited files and harmless.
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise DataError(f"{path}: file not found") from None
+    except IsADirectoryError:
+        raise DataError(f"{path}: is a directory, expected a .jsonl file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(f"{path}: cannot read: {exc}") from None
+    samples: list[GeneralFCSample] = []
+    problems: list[tuple[int, str]] = []
+    # Split on "\n" only: str.splitlines() would also split on U+2028/U+2029, which JSON allows raw
+    # inside strings.
+    for index, raw in enumerate(text.split("\n")):
+        line = raw.removesuffix("\r")
+        if not line.strip():
+            continue
+        where = f"{path}:{index + 1}"
+        try:
+            messages, tools, label = _parse_line(line)
+        except LineProblem as exc:
+            problems.append((index, f"{where}: {exc}"))
+            continue
+        warnings = tuple(f"{where}: {w}" for w in tool_warnings(tools))
+        samples.append(GeneralFCSample(path, path.stem, index, index + 1, messages, tools, label, where, warnings))
+    # A final newline leaves an empty last piece: it is skipped like any blank line.
+    return samples, problems
+
+
+def _parse_line(line: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], bool]:
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise LineProblem(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(row, dict):
+        raise LineProblem(f"expected a JSON object, got {_json_type(row)}")
+    missing = [f for f in FIELDS if f not in row]
+    if missing:
+        raise LineProblem(f"missing field{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+    label = row["should_call_tool"]
+    if not isinstance(label, bool):  # 0/1 or "true" are not accepted: the label decides every verdict
+        got = "null" if label is None else f"{_json_type(label)} {_json(label)}"
+        raise LineProblem(f"should_call_tool must be a boolean, got {got}")
+    messages = _decoded(row, "messages")
+    tools = _decoded(row, "tools")
+    _check_messages(messages)
+    _check_tools(tools)
+    return messages, tools, label
+
+
+def _decoded(row: dict[str, Any], field: str) -> Any:
+    """The field's list; the format also allows a JSON string holding it."""
+    value = row[field]
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise LineProblem(f"{field} is a string but not valid JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(value, list):
+        raise LineProblem(f"{field} must be a list, got {_json_type(value)}")
+    if not value:
+        # Empty messages cannot be sent; an empty tools list is rejected by OpenAI-style servers and
+        # leaves nothing to call.
+        raise LineProblem(f"{field} is empty")
+    return value
+
+
+def _check_messages(messages: list[Any]) -> None:
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict):
+            raise LineProblem(f"messages[{i}] must be an object, got {_json_type(message)}")
+        if not isinstance(message.get("role"), str) or not message["role"]:
+            raise LineProblem(f"messages[{i}] has no role")
+
+
+def _check_tools(tools: list[Any]) -> None:
+    for i, tool in enumerate(tools):
+        if not isinstance(tool, dict):
+            raise LineProblem(f"tools[{i}] must be an object, got {_json_type(tool)}")
+        function = tool.get("function")
+        if not isinstance(function, dict):
+            raise LineProblem(f"tools[{i}] has no function object")
+        name = function.get("name")
+        if not isinstance(name, str) or not name:
+            raise LineProblem(f"tools[{i}].function has no name")
+        parameters = function.get("parameters")
+        reason = schema_problem(parameters) if parameters else ""
+        if reason:
+            raise LineProblem(f"tools[{i}].function.parameters is not a valid JSON Schema: {reason}")
+
+
+def tool_warnings(tools: list[dict[str, Any]]) -> list[str]:
+    """Tools no call can ever validate against: reported, never fatal."""
+    warnings = []
+    seen: dict[str, int] = {}
+    for i, tool in enumerate(tools):
+        function = tool["function"]
+        name = function["name"]
+        if name in seen:
+            # calls are looked up by the first tool of that name; this one is never used.
+            warnings.append(
+                f"tools[{i}].function.name {name!r} repeats tools[{seen[name]}]: calls to {name!r} are checked "
+                f"against tools[{seen[name]}] only"
+            )
+            continue
+        seen[name] = i
+        if "parameters" not in function:
+            warnings.append(f"tools[{i}].function has no parameters: no call to {name!r} can validate")
+            continue
+        parameters = function["parameters"]
+        if not parameters:
+            warnings.append(
+                f"tools[{i}].function.parameters is empty ({_json(parameters)}): no call to {name!r} can validate"
+            )
+    return warnings
+
+
+def schema_problem(schema: Any) -> str:
+    """Why ``schema`` is not a valid JSON Schema for the draft its ``$schema`` names (default 2020-12); ""
+    when it is. Cached by content: equal schemas recur across lines, and the full check is slow."""
+    if not isinstance(schema, (dict, bool)):
+        return f"expected an object, got {_json_type(schema)}"
+    try:
+        key = json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError):
+        return _check_schema(schema)
+    problem = _SCHEMA_PROBLEMS.get(key)
+    if problem is None:
+        problem = "" if _plainly_valid(schema) else _check_schema(schema)
+        _SCHEMA_PROBLEMS[key] = problem
+    return problem
+
+
+_SCHEMA_PROBLEMS: dict[str, str] = {}
+
+
+def _check_schema(schema: Any) -> str:
+    try:
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        cls.check_schema(schema)
+    except SchemaError as exc:
+        return describe_error(exc)
+    except Exception as exc:  # e.g. an unhashable "$schema" value
+        return f"{type(exc).__name__}: {exc}"
+    return ""
+
+
+# A fast, sound shortcut for the schemas tool definitions are made of: Draft 2020-12 (no "$schema"),
+# only these keywords, each value of the form the 2020-12 meta-schema requires. check_schema takes
+# ~2 ms per tool (the 2020-12 meta-schema is heavy); anything outside this subset still gets it.
+_SIMPLE_TYPES = frozenset(("array", "boolean", "integer", "null", "number", "object", "string"))
+_STRING_KEYWORDS = frozenset(("description", "title", "format"))
+_ANY_KEYWORDS = frozenset(("default",))
+_NUMBER_KEYWORDS = frozenset(("minimum", "maximum"))
+_COUNT_KEYWORDS = frozenset(("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"))
+_SCHEMA_KEYWORDS = frozenset(("items", "additionalProperties"))
+
+
+def _plainly_valid(schema: Any, depth: int = 0) -> bool:
+    if isinstance(schema, bool):
+        return True
+    if not isinstance(schema, dict) or depth > 32 or (depth == 0 and "$schema" in schema):
+        return False
+    for key, value in schema.items():
+        if key == "type":
+            types = [value] if isinstance(value, str) else value
+            if not isinstance(types, list) or not types or not all(t in _SIMPLE_TYPES for t in types):
+                return False
+            if len(set(types)) != len(types):
+                return False
+        elif key in _STRING_KEYWORDS:
+            if not isinstance(value, str):
+                return False
+        elif key in _NUMBER_KEYWORDS:
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                return False
+        elif key in _COUNT_KEYWORDS:
+            if type(value) is not int or value < 0:
+                return False
+        elif key == "required":
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                return False
+            if len(set(value)) != len(value):
+                return False
+        elif key in ("enum", "examples"):  # arrays of anything
+            if not isinstance(value, list):
+                return False
+        elif key == "properties":
+            if not isinstance(value, dict) or not all(_plainly_valid(v, depth + 1) for v in value.values()):
+                return False
+        elif key in _SCHEMA_KEYWORDS:
+            if not _plainly_valid(value, depth + 1):
+                return False
+        elif key not in _ANY_KEYWORDS:
+            return False
+    return True
+
+
+def describe_error(exc: jsonschema.ValidationError | SchemaError) -> str:
+    """The error message, with where it applies when that is not the top level."""
+    message = _short(exc.message, 200)
+    if exc.absolute_path:
+        return f"{message} (at {'/'.join(map(str, exc.absolute_path))})"
+    return message
+
+
+def _json_type(value: Any) -> str:
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def _json(value: Any, limit: int = 60) -> str:
+    return _short(json.dumps(value, ensure_ascii=False), limit)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,190 @@
+"""general_fc scoring: one response → verdict, records → metrics.
+
+The validation is K2-Vendor-Verifier's (``validate_tool_call``), not evalscope's: the raw arguments
+string goes through ``json.loads``, the tool is the first of that name, the schema is checked first,
+no format checker, and an empty ``tool_calls`` list under ``finish_reason == "tool_calls"`` is invalid.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import jsonschema
+import referencing
+from jsonschema.exceptions import best_match
+
+from pytest_toolcall.benchmarks.general_fc.dataset import GeneralFCSample, describe_error, schema_problem
+from pytest_toolcall.model.types import ChatResponse
+from pytest_toolcall.text import clip
+
+TOOL_CALLS = "tool_calls"
+
+# Validation failure kinds, for the histogram.
+UNKNOWN_TOOL = "unknown_tool"
+JSON_DECODE = "json_decode"
+SCHEMA_ERROR = "schema_error"
+EMPTY_TOOL_CALLS = "empty_tool_calls"
+INVALID_SCHEMA = "invalid_schema"
+MISSING_PARAMETERS = "missing_parameters"
+OTHER = "other"
+REASON_KINDS = (UNKNOWN_TOOL, JSON_DECODE, SCHEMA_ERROR, EMPTY_TOOL_CALLS, INVALID_SCHEMA, MISSING_PARAMETERS, OTHER)
+
+#: Record outcomes without an answer to score: excluded from every metric.
+ERROR, SKIPPED = "error", "skipped"
+
+_REASON_LIMIT = 300  # schema messages repeat the instance: keep failure texts readable
+
+
+@dataclass(frozen=True)
+class Failure:
+    kind: str  # one of REASON_KINDS
+    message: str
+
+
+@dataclass(frozen=True)
+class GeneralFCResult:
+    should_call_tool: bool
+    finish_reason: str | None
+    n_calls: int
+    pred: bool  # finish_reason == "tool_calls", nothing else
+    valid: bool | None  # only when pred; None otherwise
+    successful: bool  # pred and valid
+    passed: bool  # label true: successful; label false: not pred
+    reason: str  # why the sample failed, "" when it passed
+    reason_kind: str | None  # the validation failure kind when valid is False
+    validation_reason: str  # the validation failure, even when the decision already failed the sample
+
+    def record(self) -> dict[str, Any]:
+        """The fields a per-sample record needs for ``general_fc_metrics`` (plain builtins)."""
+        fields = asdict(self)
+        fields["schema_valid"] = fields.pop("valid")
+        return fields
+
+
+def score_response(sample: GeneralFCSample, response: ChatResponse) -> GeneralFCResult:
+    calls = response.tool_calls or []
+    pred = response.finish_reason == TOOL_CALLS
+    failure = validate_tool_calls(sample.tools, calls) if pred else None
+    valid = failure is None if pred else None
+    successful = pred and failure is None
+    if sample.should_call_tool:
+        passed = successful
+        if not pred:
+            reason = f"expected a tool call, got finish_reason {response.finish_reason!r}"
+            if calls:  # calls returned under another finish reason do not count
+                reason += f" with {len(calls)} call(s) (only finish_reason 'tool_calls' counts)"
+        else:
+            reason = failure.message if failure else ""
+    else:
+        passed = not pred
+        if passed:
+            reason = ""
+        elif calls:
+            reason = f"expected no tool call, got {len(calls)} call(s)"
+        else:
+            reason = f"expected no tool call, got finish_reason {TOOL_CALLS!r} (with no tool_calls)"
+    return GeneralFCResult(
+        should_call_tool=sample.should_call_tool,
+        finish_reason=response.finish_reason,
+        n_calls=len(calls),
+        pred=pred,
+        valid=valid,
+        successful=successful,
+        passed=passed,
+        reason=reason,
+        reason_kind=failure.kind if failure else None,
+        validation_reason=failure.message if failure else "",
+    )
+
+
+def validate_tool_calls(tools: list[dict[str, Any]], calls: list[dict[str, Any]]) -> Failure | None:
+    """For a response with pred = 1: None when every call validates, else the first failure."""
+    if not calls:  # nothing to validate is invalid
+        return Failure(EMPTY_TOOL_CALLS, f"finish_reason {TOOL_CALLS!r} with no tool_calls")
+    for number, call in enumerate(calls, start=1):  # the first failure decides
+        failure = _validate_call(tools, call, number)
+        if failure is not None:
+            return failure
+    return None
+
+
+def _validate_call(tools: list[dict[str, Any]], call: dict[str, Any], number: int) -> Failure | None:
+    name = call.get("name")
+    # the first tool of that name; a later tool with the same name is never consulted.
+    function = next((t["function"] for t in tools if t["function"]["name"] == name), None)
+    if function is None:
+        return Failure(UNKNOWN_TOOL, f"call {number}: unknown tool {clip(repr(name), 80)}")
+    where = f"call {number} ({name})"
+    # missing and falsy parameters are both invalid (K2VV: `if not schema`).
+    if not function.get("parameters"):
+        state = "no parameters" if "parameters" not in function else "empty parameters"
+        return Failure(MISSING_PARAMETERS, f"{where}: tool {name!r} has {state}, no call to it can validate")
+    compiled = compile_schema(function["parameters"])
+    if compiled.problem:
+        problem = f"the tool's parameters are not a valid JSON Schema: {compiled.problem}"
+        return Failure(INVALID_SCHEMA, f"{where}: {problem}")
+    arguments = call.get("arguments")
+    if isinstance(arguments, str):  # the raw string; an object from the server is validated as is
+        try:
+            arguments = json.loads(arguments)
+        except (ValueError, RecursionError) as exc:  # not JSON, too deep, an int beyond the digit limit
+            return Failure(JSON_DECODE, f"{where}: arguments are not valid JSON: {exc}")
+    try:
+        error = best_match(compiled.validator.iter_errors(arguments))  # as jsonschema.validate reports
+    except Exception as exc:  # any other failure is invalid too, e.g. an unresolvable $ref
+        return Failure(OTHER, _short(f"{where}: cannot validate: {exc or type(exc).__name__}"))
+    if error is not None:
+        return Failure(SCHEMA_ERROR, _short(f"{where}: {describe_error(error)}"))
+    return None
+
+
+@dataclass(frozen=True)
+class CompiledSchema:
+    validator: Any  # a jsonschema validator, None when the schema is invalid
+    problem: str  # "" when the schema is valid
+
+
+# Schemas are treated as immutable once scored. Two layers: by identity (a sample's schema object,
+# kept alive here so its id cannot be reused), then by canonical text (equal schemas on other lines).
+_BY_ID: dict[int, tuple[Any, CompiledSchema]] = {}
+_BY_TEXT: dict[str, CompiledSchema] = {}
+# No remote $ref retrieval while scoring (jsonschema's default registry would fetch over HTTP);
+# the meta-schemas stay resolvable.
+_REGISTRY: referencing.Registry[Any] = referencing.Registry()
+
+
+def compile_schema(schema: Any) -> CompiledSchema:
+    """The validator for ``schema`` (class from ``$schema``, default Draft 2020-12, schema checked
+    first, no format checker), cached."""
+    hit = _BY_ID.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    try:
+        key: str | None = json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError):
+        key = None
+    compiled = _BY_TEXT.get(key) if key is not None else None
+    if compiled is None:
+        compiled = _compile(schema)
+        if key is not None:
+            _BY_TEXT[key] = compiled
+    _BY_ID[id(schema)] = (schema, compiled)
+    return compiled
+
+
+def _compile(schema: Any) -> CompiledSchema:
+    problem = schema_problem(schema)  # the loader's check, cached: usually already done at load time
+    if problem:
+        return CompiledSchema(None, problem)
+    try:
+        # default= also keeps an unknown $schema from warning: it falls back to 2020-12 quietly.
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        return CompiledSchema(cls(schema, registry=_REGISTRY), "")
+    except Exception as exc:
+        return CompiledSchema(None, f"{type(exc).__name__}: {exc}")
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= _REASON_LIMIT else text[: _REASON_LIMIT - 3] + "..."

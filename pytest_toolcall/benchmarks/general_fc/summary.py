@@ -1,0 +1,42 @@
+"""The general_fc summary: the confusion counts and K2-Vendor-Verifier's metrics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tabulate import tabulate
+
+from pytest_toolcall.text import number
+
+
+def general_fc_table(block: dict[str, Any]) -> list[str]:
+    rows = [
+        ["items", block["n"]],
+        ["scored", block["scored"]],
+        ["errors (not scored)", block["errors"]],
+        ["TP / FP / FN / TN", f"{block['TP']} / {block['FP']} / {block['FN']} / {block['TN']}"],
+        ["count_finish_reason_tool_call", block["count_finish_reason_tool_call"]],
+        ["count_successful_tool_call", block["count_successful_tool_call"]],
+        ["schema_accuracy", number(block["schema_accuracy"], 4)],
+        ["tool_call_precision", number(block["tool_call_precision"], 4)],
+        ["tool_call_recall", number(block["tool_call_recall"], 4)],
+        ["tool_call_f1", number(block["tool_call_f1"], 4)],
+    ]
+    agreement = block.get("reference_agreement")
+    if agreement:
+        rows += [
+            ["vs reference: paired", agreement["paired"]],
+            ["vs reference: agreement", number(agreement["agreement"], 4)],
+            [
+                "vs reference: precision / recall / F1",
+                " / ".join(
+                    number(agreement[k], 4) for k in ("tool_call_precision", "tool_call_recall", "tool_call_f1")
+                ),
+            ],
+        ]
+    lines = tabulate(rows, headers=["metric", "value"], colalign=("left", "right"), disable_numparse=True).splitlines()
+    if block["validation_failures"]:
+        lines.append("invalid calls: " + ", ".join(f"{k} {v}" for k, v in block["validation_failures"].items()))
+    if block["errors"]:
+        lines.append(f"incomplete: {block['errors']} of {block['n']} item(s) errored and are left out of the metrics")
+    return lines

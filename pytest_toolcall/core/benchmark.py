@@ -1,0 +1,191 @@
+"""The benchmark protocol: everything the generic machinery knows of a benchmark.
+
+A benchmark turns its data into *units* (one pytest item each), says what to ask the model for a
+unit (a ``plan``), scores the answer into a ``Verdict``, and aggregates the records of its units into
+metrics blocks that it also renders and gates. Collection, model access, the response store,
+prefetching, records, the JSON report, JUnit and the gate only ever call these methods, so a new
+benchmark is one package registered under the entry-point group ``pytest_toolcall.benchmarks``.
+
+Data flows one way: sample -> ``plan`` (requests) -> responses -> ``score`` (verdict) -> record ->
+``aggregate`` (metrics block) -> ``summary`` / ``gate_values`` / report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+if TYPE_CHECKING:
+    from pytest_toolcall.core.settings import Option, Settings
+    from pytest_toolcall.model.types import ChatRequest, Model
+
+#: The node id of the module node that holds every benchmark item.
+MODULE_NODEID = "toolcall"
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One scored unit: one pytest item, one record."""
+
+    benchmark: str
+    #: Unique within the benchmark; the node id's parameter (``en/normal_atom_bool_12``).
+    key: str
+    category: str
+    id: str
+    lang: str | None = None
+    #: Marker names of the item, besides the benchmark's name.
+    markers: tuple[str, ...] = ()
+    #: Identity fields the record carries besides the common ones (a general_fc file stem and line).
+    fields: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    #: The benchmark's own sample object; only the benchmark looks inside.
+    sample: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def nodeid(self) -> str:
+        return f"{MODULE_NODEID}::{self.benchmark}[{self.key}]"
+
+    def identity(self) -> dict[str, Any]:
+        """The record fields that say which unit a record belongs to."""
+        return {
+            "nodeid": self.nodeid,
+            "benchmark": self.benchmark,
+            "lang": self.lang,
+            "category": self.category,
+            "id": self.id,
+            **self.fields,
+        }
+
+
+def is_benchmark_nodeid(nodeid: str) -> bool:
+    """Whether a node id is one of the benchmark items (or a data problem among them)."""
+    return nodeid.startswith(f"{MODULE_NODEID}::")
+
+
+# --- what to ask ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Requests:
+    """Independent requests, all sent at once; the answer is the list of their responses."""
+
+    requests: list[ChatRequest]
+
+
+@dataclass(frozen=True)
+class Dialogue:
+    """A conversation whose next request depends on the last answer (agents): ``run`` is called on a
+    thread of its own and its return value is the answer."""
+
+    run: Callable[[], Any]
+
+
+@dataclass(frozen=True)
+class Skip:
+    """The unit cannot run in this configuration; the item is skipped with this reason."""
+
+    reason: str
+
+
+Plan = Requests | Dialogue | Skip
+
+
+class Models(Protocol):
+    """The models a plan may use: the model under test, and others by name (user simulators)."""
+
+    @property
+    def model(self) -> Model: ...
+
+    @property
+    def oracle(self) -> bool:
+        """Whether the model under test is the built-in oracle (plans then attach references)."""
+        ...
+
+    def named(self, name: str, base_url: str | None, api_key_env: str) -> Model: ...
+
+
+# --- verdicts and data ------------------------------------------------------------------------
+
+
+class DataError(Exception):
+    """A problem of a benchmark's data, with the file and line it was found at."""
+
+
+@dataclass
+class Verdict:
+    passed: bool
+    #: Why it failed, as shown in pytest's failure output (empty when it passed).
+    message: str = ""
+    #: Record fields: ``output``, ``process``, ``ceiling``, ``error_type``, benchmark-specific ones.
+    fields: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Loaded:
+    """A benchmark's data as loaded for this run."""
+
+    units: list[Unit]
+    #: (collector name, message naming file and line) for each part that could not be loaded; each
+    #: becomes a collection error while the rest runs.
+    problems: list[tuple[str, str]] = field(default_factory=list)
+
+
+class Benchmark:
+    """Base class of every benchmark. One instance per pytest process of a run, made from the
+    resolved settings; its options are registered with pytest whether or not it is selected."""
+
+    name: ClassVar[str]
+    #: Marker name -> description; the benchmark's own name is always a marker too.
+    markers: ClassVar[Mapping[str, str]] = {}
+    #: Options of its own, registered in the ``toolcall`` group (``--toolcall-<name>``).
+    options: ClassVar[tuple[Option, ...]] = ()
+
+    def __init__(self, settings: Settings) -> None:
+        """Read and check the benchmark's options (``settings.option(name)``); raise
+        ``pytest.UsageError`` for a bad value, before anything runs."""
+        self.settings = settings
+
+    def other_models(self) -> tuple[str, ...]:
+        """Names of models besides the one under test that this benchmark will ask (so that the
+        model client starts early when any of them is reached over the network)."""
+        return ()
+
+    def header(self) -> str:
+        """What the terminal header says of this benchmark's data (``lang=en acebench=56dd66c``)."""
+        return ""
+
+    def load(self) -> Loaded:
+        raise NotImplementedError
+
+    def datasets(self) -> dict[str, Any]:
+        """The report's ``run.datasets`` entry of this benchmark."""
+        return {}
+
+    def plan(self, unit: Unit, models: Models) -> Plan:
+        raise NotImplementedError
+
+    def score(self, unit: Unit, answer: Any) -> Verdict:
+        raise NotImplementedError
+
+    def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        """Metrics blocks (name -> block) from the records of this benchmark's units."""
+        raise NotImplementedError
+
+    def summary(self, name: str, block: dict[str, Any]) -> list[str]:
+        """Terminal lines of one metrics block."""
+        raise NotImplementedError
+
+    @classmethod
+    def claims_metric(cls, name: str) -> bool:
+        """Whether a gate metric name is this benchmark's; raise ``ValueError`` for a malformed name
+        that is clearly meant for it."""
+        return False
+
+    @classmethod
+    def gate_values(cls, name: str, metrics: dict[str, dict[str, Any]]) -> list[tuple[str, float | None]]:
+        """(label, value) of a claimed metric in every block it applies to; None: not measured."""
+        return []
+
+    def suite_properties(self, name: str, block: dict[str, Any]) -> list[tuple[str, Any]]:
+        """JUnit suite properties of a block; by default its top-level numbers."""
+        return [(f"{name}.{key}", value) for key, value in block.items() if not isinstance(value, (dict, list))]

@@ -1,0 +1,237 @@
+"""Command-line options (group ``toolcall``), their ini twins, and the resolved settings.
+
+Option values stay plain strings until resolved here (xdist workers parse the same command line).
+Precedence: command line, then the ini file, then the environment, then the default. The generic
+options are resolved into ``Settings``; a benchmark's own options are declared by the benchmark and
+read by it through ``Settings.option``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolcall.core import registry
+
+ORACLE = "oracle"
+MODES = ("read-write", "read-only", "replay", "off")
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str  # without the --toolcall- prefix
+    help: str
+    default: str | None = None
+    env: str | None = None
+    ini: bool = True
+    metavar: str | None = None
+    #: The value names a model (so the run may reach the network for it).
+    names_model: bool = False
+    #: Giving the option selects its benchmark when --toolcall-bench is not given.
+    selects: bool = False
+
+    @property
+    def dest(self) -> str:
+        return "toolcall_" + self.name.replace("-", "_")
+
+
+OPTIONS = (
+    Option(
+        "model", "model to evaluate; 'oracle' is the built-in reference model (no network)", ini=False, metavar="NAME"
+    ),
+    Option("base-url", "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)", env="OPENAI_BASE_URL", metavar="URL"),
+    Option("api-key-env", "environment variable holding the API key", default="OPENAI_API_KEY", metavar="NAME"),
+    Option("bench", "benchmarks to run, comma-separated (default: acebench)", metavar="LIST"),
+    Option("limit", "at most N items per category (per file for general_fc)", metavar="N"),
+    Option("concurrency", "model requests in flight per process", default="8", metavar="N"),
+    Option("timeout", "seconds per request", default="120", metavar="S"),
+    Option("max-retries", "retries per request (429, 5xx, resets, timeouts, bad bodies)", default="4", metavar="N"),
+    Option("temperature", "sampling temperature (official ACEBench runner: 0.7)", default="0.7"),
+    Option("max-tokens", "max_tokens per answer (official ACEBench runner: 1200)", default="1200", metavar="N"),
+    Option("extra-body", "JSON object merged into every request body", metavar="JSON"),
+    Option("cache", "response store folder, or 'off' (default: under pytest's cache dir)", metavar="DIR|off"),
+    Option(
+        "cache-mode",
+        "read-write, read-only, replay (no network: a missing response is an error) or off",
+        default="read-write",
+        metavar="MODE",
+    ),
+    Option("report", "write the JSON report to PATH", metavar="PATH"),
+    Option("fail-under", "quality gate, e.g. overall=0.8,atom=0.9", metavar="METRIC=VALUE,..."),
+    Option("max-errors", "request errors the gate tolerates", default="0", metavar="N"),
+)
+DEFAULT_BENCH = "acebench"
+
+
+def all_options() -> list[tuple[str | None, Option]]:
+    """(owning benchmark or None, option) for the generic options and every benchmark's."""
+    options: list[tuple[str | None, Option]] = [(None, option) for option in OPTIONS]
+    for name, benchmark in registry.benchmark_classes().items():
+        options += [(name, option) for option in benchmark.options]
+    return options
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("toolcall", "tool-calling benchmarks (pytest-toolcall)")
+    for _, option in all_options():
+        group.addoption(
+            f"--toolcall-{option.name}", dest=option.dest, default=None, metavar=option.metavar, help=option.help
+        )
+        if option.ini:
+            parser.addini(option.dest, f"{option.help} (--toolcall-{option.name})", default=None)
+
+
+@dataclass(frozen=True)
+class Settings:
+    model: str
+    base_url: str | None
+    api_key_env: str
+    benches: tuple[str, ...]
+    limit: int | None
+    concurrency: int
+    timeout: float
+    max_retries: int
+    temperature: float | None
+    max_tokens: int | None
+    extra_body: dict[str, Any]
+    cache: Path | None  # None: the default location under pytest's cache dir
+    cache_mode: str
+    report: Path | None
+    fail_under: str | None
+    max_errors: int
+    #: Every option's resolved text (benchmark options are read through ``option``).
+    raw: Mapping[str, str | None]
+    #: Model names that benchmark options name (user simulators).
+    other_models: tuple[str, ...] = ()
+
+    def option(self, name: str) -> str | None:
+        """The resolved text of an option (``"lang"`` for ``--toolcall-lang``)."""
+        return self.raw[name]
+
+    @property
+    def is_oracle(self) -> bool:
+        return self.model == ORACLE
+
+    @property
+    def sends_requests(self) -> bool:
+        """Whether a model of this run is reached over the network."""
+        return self.cache_mode != "replay" and any(m != ORACLE for m in (self.model, *self.other_models))
+
+    @property
+    def api_key(self) -> str | None:
+        """Read when needed, never stored: settings may be printed."""
+        return os.environ.get(self.api_key_env)
+
+    @classmethod
+    def from_config(cls, config: pytest.Config, namespace: Any = None) -> Settings | None:
+        """The settings of an active run, or None when ``--toolcall-model`` is not given."""
+        options = all_options()
+        raw = {option.name: _raw(config, option, namespace) for _, option in options}
+        if not raw["model"]:
+            return None
+        found = tuple(registry.benchmark_classes())
+        benches = _benches(raw, options, found)
+        for owner, option in options:
+            if owner is not None and option.selects and raw[option.name] and owner not in benches:
+                raise usage_error(option.name, f"given, but --toolcall-bench does not include {owner}")
+        return cls(
+            model=raw["model"],
+            base_url=raw["base-url"] or None,
+            api_key_env=raw["api-key-env"],
+            benches=benches,
+            limit=parse_number("limit", raw["limit"], int, minimum=1),
+            concurrency=parse_number("concurrency", raw["concurrency"], int, minimum=1),
+            timeout=parse_number("timeout", raw["timeout"], float, minimum=0.001),
+            max_retries=parse_number("max-retries", raw["max-retries"], int, minimum=0),
+            temperature=parse_number("temperature", raw["temperature"], float, minimum=0.0, none="none"),
+            max_tokens=parse_number("max-tokens", raw["max-tokens"], int, minimum=1, none="none"),
+            extra_body=_json_object("extra-body", raw["extra-body"]),
+            cache=Path(raw["cache"]).expanduser() if raw["cache"] and raw["cache"] != "off" else None,
+            cache_mode="off" if raw["cache"] == "off" else parse_choices("cache-mode", raw["cache-mode"], MODES)[0],
+            report=Path(raw["report"]) if raw["report"] else None,
+            fail_under=raw["fail-under"] or None,
+            max_errors=parse_number("max-errors", raw["max-errors"], int, minimum=0),
+            raw=raw,
+            other_models=tuple(
+                raw[o.name] for owner, o in options if o.names_model and owner in benches and raw[o.name]
+            ),
+        )
+
+
+def _benches(raw: dict[str, Any], options: list[tuple[str | None, Option]], found: tuple[str, ...]) -> tuple[str, ...]:
+    """The selected benchmarks: as given (``all`` = every one found), else those an option selects,
+    else the default."""
+    if raw["bench"]:
+        if raw["bench"].strip() == "all":
+            return found
+        return parse_choices("bench", raw["bench"], found)
+    selected = tuple(dict.fromkeys(o for o, option in options if o and option.selects and raw[option.name]))
+    return selected or (DEFAULT_BENCH,)
+
+
+def needs_client_early(config: pytest.Config) -> bool:
+    """Whether this process should start the run's model client process, judged from the command
+    line alone (before pytest has configured itself), so that it can start early. A wrong guess
+    costs time, never results: an unneeded client is stopped, a missing one started later."""
+    namespace = config.known_args_namespace
+    try:
+        settings = Settings.from_config(config, namespace)
+    except pytest.UsageError:
+        return False  # reported once pytest configures
+    if settings is None or not settings.sends_requests or getattr(namespace, "collectonly", False):
+        return False
+    # Under xdist the controller starts it and its workers connect to it.
+    return "PYTEST_XDIST_WORKER" not in os.environ
+
+
+def _raw(config: pytest.Config, option: Option, namespace: Any = None) -> Any:
+    value = config.getoption(option.dest) if namespace is None else getattr(namespace, option.dest, None)
+    if value is None and option.ini:
+        value = config.getini(option.dest)
+    if value is None and option.env:
+        value = os.environ.get(option.env)
+    return option.default if value is None else value
+
+
+def usage_error(name: str, message: str) -> pytest.UsageError:
+    return pytest.UsageError(f"--toolcall-{name}: {message}")
+
+
+def parse_choices(name: str, value: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
+    chosen = tuple(dict.fromkeys(v.strip() for v in value.split(",") if v.strip()))
+    unknown = [v for v in chosen if v not in allowed]
+    if unknown or not chosen:
+        raise usage_error(name, f"unknown value {', '.join(unknown) or repr(value)}; choose from {', '.join(allowed)}")
+    return chosen
+
+
+def parse_number(
+    name: str, value: str | None, kind: Callable[[str], Any], *, minimum: float, none: str | None = None
+) -> Any:
+    if value is None or (none is not None and str(value).lower() == none):
+        return None
+    try:
+        number = kind(str(value))
+    except ValueError:
+        raise usage_error(name, f"expected a{'n integer' if kind is int else ' number'}, got {value!r}") from None
+    if number < minimum:
+        raise usage_error(name, f"must be at least {minimum}, got {value!r}")
+    return number
+
+
+def _json_object(name: str, value: str | None) -> dict[str, Any]:
+    if not value:
+        return {}
+    try:
+        parsed = json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise usage_error(name, f"not valid JSON: {exc.msg}") from None
+    if not isinstance(parsed, dict):
+        raise usage_error(name, "expected a JSON object")
+    return parsed

@@ -1,0 +1,127 @@
+"""The response store: every completed response, kept as soon as it arrives.
+
+Keyed by a hash of everything that determines a response (model, endpoint, messages, tools,
+sampling settings; never the API key), in SQLite with WAL so that several xdist workers can write
+at once. Re-running an interrupted run sends only what it had not completed; ``--lf`` and scorer
+changes replay from the store.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+from pytest_toolcall.model.types import ChatRequest, ChatResponse, Model, RequestError
+
+SCHEMA_VERSION = 1
+
+
+def request_key(model: str, base_url: str | None, request: ChatRequest, sampling: dict[str, Any]) -> str:
+    """A stable hash of what determines the answer; the reference (oracle only) is not part of it."""
+    payload = {
+        "model": model,
+        "base_url": base_url or "",
+        "messages": request.messages,
+        "tools": request.tools,
+        "sampling": {**sampling, **request.sampling},
+    }
+    # ASCII escapes: messages may carry model text with lone surrogates, which UTF-8 cannot encode.
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), default=repr)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class ResponseStore:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        # One connection shared by pytest's thread and the client thread, serialized by a lock.
+        self._db = sqlite3.connect(path, timeout=30, check_same_thread=False, isolation_level=None)
+        self._lock = threading.Lock()
+        with self._lock:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version not in (0, SCHEMA_VERSION):
+                raise RuntimeError(f"{path}: response store of schema {version}, expected {SCHEMA_VERSION}")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS responses "
+                "(key TEXT PRIMARY KEY, model TEXT NOT NULL, stored_at REAL NOT NULL, response TEXT NOT NULL)"
+            )
+            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    def get(self, key: str) -> ChatResponse | None:
+        with self._lock:
+            row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        try:
+            return ChatResponse(**json.loads(row[0]))
+        except (ValueError, TypeError):
+            return None  # a row this version cannot read is a miss, not a crash
+
+    def put(self, key: str, model: str, response: ChatResponse) -> None:
+        text = json.dumps(dataclasses.asdict(response))  # ASCII: lone surrogates survive
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO responses (key, model, stored_at, response) VALUES (?, ?, ?, ?)",
+                (key, model, time.time(), text),
+            )
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+class CachedModel:
+    """A model behind the store: hits answer at once, misses go to the model and are stored."""
+
+    def __init__(
+        self,
+        name: str,
+        model: Model | None,
+        store: ResponseStore,
+        mode: str,
+        base_url: str | None,
+        sampling: dict[str, Any],
+    ) -> None:
+        self.name = name
+        self.model = model
+        self.store = store
+        self.mode = mode
+        self.base_url = base_url
+        self.sampling = sampling
+        self.hits = 0
+        self.misses = 0
+
+    def submit(self, request: ChatRequest) -> Future[ChatResponse]:
+        key = request_key(self.name, self.base_url, request, self.sampling)
+        cached = self.store.get(key)
+        if cached is not None:
+            self.hits += 1
+            future: Future[ChatResponse] = Future()
+            future.set_result(dataclasses.replace(cached, latency_s=0.0))
+            return future
+        self.misses += 1
+        if self.model is None:  # replay: never any network
+            future = Future()
+            future.set_exception(RequestError("replay mode: no stored response for this request"))
+            return future
+        future = self.model.submit(request)
+        if self.mode == "read-write":
+            future.add_done_callback(lambda done: self._keep(key, done))
+        return future
+
+    def _keep(self, key: str, done: Future[ChatResponse]) -> None:
+        if not done.cancelled() and done.exception() is None:
+            self.store.put(key, self.name, done.result())
+
+    def close(self) -> None:
+        if self.model is not None:
+            self.model.close()  # the store is shared: its owner closes it

@@ -1,0 +1,57 @@
+"""What a model is to the rest of the plugin: requests in, futures of responses out.
+
+Callers submit requests and collect futures: many are in flight while pytest's own thread only
+ever waits. A real endpoint is served by a child process (``sdk_process.py`` on this side,
+``sdk_server.py`` there) so that the SDK's import and CPU cost never slow pytest down; the oracle
+(``oracle.py``) answers at once.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    model: str
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    temperature: float | None = 0.7
+    max_tokens: int | None = 1200
+    extra_body: dict[str, Any] = field(default_factory=dict)
+    timeout: float = 120.0
+    max_retries: int = 4
+    concurrency: int = 8
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] | None = None
+    #: Sampling settings that replace the configured ones for this request (agent loops use their own).
+    sampling: dict[str, Any] = field(default_factory=dict)
+    #: What the oracle answers: text, or ``{"tool_calls": [...]}``. Never sent, never part of a key.
+    reference: Any = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class ChatResponse:
+    content: str | None
+    finish_reason: str | None = "stop"
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)  # {"id", "name", "arguments"}
+    reasoning: str | None = None
+    latency_s: float = 0.0
+
+
+class RequestError(Exception):
+    """A request that got no usable answer after the configured retries."""
+
+
+class Model(Protocol):
+    name: str
+
+    def submit(self, request: ChatRequest) -> concurrent.futures.Future[ChatResponse]: ...
+
+    def close(self) -> None: ...

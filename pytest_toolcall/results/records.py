@@ -1,0 +1,83 @@
+"""Per-item result records: made plain on the worker, gathered from reports where they all land.
+
+A record rides on the item's teardown report (``report.toolcall``), which xdist serializes with
+execnet: only exact builtins cross, so records are sanitized first. The collector runs in-process
+without xdist and on the controller with it, so both see the same reports and the same numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pytest_toolcall.core.benchmark import is_benchmark_nodeid
+
+RECORD = pytest.StashKey[dict[str, Any]]()
+
+_PLAIN = (str, int, float, bool, type(None))
+#: Longer texts (a hostile 10 MB answer) are cut in records: the reports stay readable, and the
+#: response store still has every answer whole.
+MAX_TEXT = 65_536
+
+
+def sanitize(value: Any) -> Any:
+    """Plain builtins only: str-keyed dicts, lists, exact scalars; anything else becomes its repr."""
+    if type(value) is str and len(value) > MAX_TEXT:
+        return f"{value[:MAX_TEXT]}... [{len(value)} characters, cut]"
+    if type(value) in _PLAIN:
+        return value
+    if isinstance(value, dict):
+        return {k if type(k) is str else repr(k): sanitize(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [sanitize(v) for v in value]
+    for base in (bool, int, float, str):  # subclasses (IntEnum, str enums...) become their base type
+        if isinstance(value, base):
+            return base(value)
+    return repr(value)
+
+
+class RecordCollector:
+    """Builds one record per benchmark item from its reports, with the pytest outcome."""
+
+    def __init__(self) -> None:
+        self.records: dict[str, dict[str, Any]] = {}
+        self.selected: list[str] = []
+        self._phases: dict[str, dict[str, pytest.TestReport]] = {}
+
+    def select(self, nodeids: list[str]) -> None:
+        """The benchmark items this run selected (after -k, -m, --lf...); xdist workers report
+        overlapping lists."""
+        known = set(self.selected)
+        self.selected.extend(n for n in dict.fromkeys(nodeids) if n not in known and is_benchmark_nodeid(n))
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if not is_benchmark_nodeid(report.nodeid):
+            return
+        phases = self._phases.setdefault(report.nodeid, {})
+        phases[report.when] = report
+        record = getattr(report, "toolcall", None)
+        if record is not None:
+            self.records[report.nodeid] = {**record, "outcome": outcome(phases)}
+        elif report.when not in ("setup", "call", "teardown") and report.failed:
+            # A crashed xdist worker: no teardown, no record; keep what is known.
+            self.records.setdefault(report.nodeid, _crash_record(report))
+
+
+def outcome(phases: dict[str, pytest.TestReport]) -> str:
+    setup, call, teardown = (phases.get(w) for w in ("setup", "call", "teardown"))
+    if (setup and setup.failed) or (teardown and teardown.failed):
+        return "error"
+    reports = [r for r in (setup, call) if r is not None]
+    if any(hasattr(r, "wasxfail") for r in reports):
+        return "xpassed" if call is not None and call.passed else "xfailed"
+    if any(r.skipped for r in reports):
+        return "skipped"
+    if call is not None and call.failed:
+        return "failed"
+    return "passed" if call is not None else "error"
+
+
+def _crash_record(report: pytest.TestReport) -> dict[str, Any]:
+    """What is known of an item whose worker died: its identity is looked up in the data later."""
+    return {"nodeid": report.nodeid, "outcome": "error", "error": str(report.longrepr)[:2000]}

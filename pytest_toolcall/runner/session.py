@@ -1,0 +1,273 @@
+"""One active run: collection of the benchmark items, records on reports, the summary, the JSON
+report, JUnit properties and the gate. Benchmarks are reached only through their protocol."""
+
+from __future__ import annotations
+
+import datetime
+import gc
+import os
+from typing import Any
+
+import pytest
+
+from pytest_toolcall import __version__
+from pytest_toolcall.core import registry
+from pytest_toolcall.core.benchmark import MODULE_NODEID, Benchmark, is_benchmark_nodeid
+from pytest_toolcall.core.settings import Settings
+from pytest_toolcall.model import sdk_process
+from pytest_toolcall.results import gate, report
+from pytest_toolcall.results.records import RECORD, RecordCollector, sanitize
+from pytest_toolcall.runner import collect
+from pytest_toolcall.runner.answers import ANSWERS, Answers
+
+
+class ToolcallRun:
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        classes = registry.benchmark_classes()
+        self.thresholds: list[gate.Threshold] = []
+        if settings.fail_under:
+            try:
+                self.thresholds = gate.parse_thresholds(settings.fail_under)
+            except ValueError as exc:
+                raise pytest.UsageError(f"--toolcall-fail-under: {exc}") from None
+        benchmarks = {name: classes[name](settings) for name in settings.benches}
+        config.stash[collect.CATALOG] = collect.Catalog(settings, benchmarks)
+        self.config = config
+        self.settings = settings
+        self.benchmarks: dict[str, Benchmark] = benchmarks
+        self.is_worker = hasattr(config, "workerinput")
+        self.collector = RecordCollector()
+        self.started_at = _now()
+        #: Metrics blocks of each benchmark (name -> block name -> block).
+        self.metrics: dict[str, dict[str, Any]] = {}
+        self.shortfalls: list[str] = []
+        self.data_problems: list[str] = []  # node ids of the data that could not be loaded
+        # Connect now where items will run (the client process was started by the earliest hook,
+        # or is the xdist controller's), so that neither waits for the other after collection.
+        xdist_controller = not self.is_worker and getattr(config.option, "dist", "no") != "no"
+        if not xdist_controller and not config.option.collectonly:
+            self.work.model  # noqa: B018
+
+    @property
+    def catalog(self) -> collect.Catalog:
+        """The selected benchmarks with their data, loaded on first use (the xdist controller, which
+        collects nothing, loads it only to aggregate)."""
+        return self.config.stash[collect.CATALOG].load()
+
+    def pytest_report_header(self) -> list[str]:
+        s = self.settings
+        parts = [f"toolcall: model={s.model} endpoint={s.base_url or 'default'} bench={','.join(s.benches)}"]
+        parts += filter(None, (benchmark.header() for benchmark in self.benchmarks.values()))
+        return [
+            " ".join(parts),
+            f"toolcall: temperature={s.temperature} max_tokens={s.max_tokens} concurrency={s.concurrency} "
+            f"timeout={s.timeout}s max_retries={s.max_retries} cache={s.cache_mode}",
+        ]
+
+    # --- collection ----------------------------------------------------------------------------
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
+        report = yield
+        if isinstance(collector, pytest.Session) and report.passed:
+            self.catalog  # load before the module collects  # noqa: B018
+            report.result.append(collect.benchmark_module(collector))
+        return report
+
+    def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
+        if metafunc.definition.nodeid.startswith(f"{MODULE_NODEID}::"):
+            loaded = self.catalog.loaded[metafunc.function.__name__]
+            metafunc.parametrize("toolcall_unit", collect.unit_params(loaded.units))
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed and is_benchmark_nodeid(report.nodeid):
+            self.data_problems.append(report.nodeid)
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        # The data and the items live until the end: keep the collector from walking them again
+        # and again (each full collection costs tenths of a second with this many objects).
+        gc.freeze()
+        self.collector.select([item.nodeid for item in session.items])
+        if session.testsfailed and session.testsfailed == len(self.data_problems):
+            # The only collection errors are bad lines or files of the data: run the rest, as xdist
+            # does anyway; the problems stay errors of the run (exit status, gate).
+            self.config.option.continue_on_collection_errors = True
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        self.collector.select(ids)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """Workers send their requests through this process's client process (one SDK import)."""
+        if self.settings.sends_requests:
+            node.workerinput[sdk_process.WORKER_INPUT] = sdk_process.client_address()
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        if config.getvalue("dist") != "load":
+            return None  # the user chose another distribution: theirs
+        from pytest_toolcall.runner.scheduling import PrefetchLoadScheduling
+
+        return PrefetchLoadScheduling(config, log, depth=2 * self.settings.concurrency)
+
+    # --- per item ------------------------------------------------------------------------------
+
+    @property
+    def work(self) -> Answers:
+        if ANSWERS not in self.config.stash:
+            self.config.stash[ANSWERS] = Answers(self.config, self.settings)
+        return self.config.stash[ANSWERS]
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+        self.work.before(item)  # start the model work of the items coming next
+        try:
+            return (yield)
+        finally:
+            self.work.after(item.session)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+        record = item.stash.get(RECORD, None)
+        if record is not None and call.when == "teardown":
+            item.user_properties.extend(report.testcase_properties(record))
+        rep = yield
+        if record is not None and call.when == "teardown":
+            rep.toolcall = sanitize(record)
+        return rep
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if not self.is_worker:
+            self.collector.pytest_runtest_logreport(report)
+
+    # --- end of session: aggregate, report, gate ----------------------------------------------
+
+    @pytest.hookimpl(wrapper=True, trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Any:
+        """Before the other implementations: aggregate, report, gate (JUnit writes after this, so
+        it gets the suite properties). After them: move the JUnit file into place."""
+        if ANSWERS in self.config.stash:
+            self.config.stash[ANSWERS].close()  # nothing keeps running after the session
+        sdk_process.stop_client()  # (under xdist, once every worker has finished)
+        xml = None if self.is_worker else self.config.stash.get(_junit_key(), None) if _junit_key() else None
+        final_xml = None
+        if not self.is_worker:
+            self.finish(session, xml)
+        if xml is not None:
+            # pytest writes the JUnit file in place; write it beside and rename, so an interruption
+            # never leaves half a file where CI looks for one.
+            final_xml = xml.logfile
+            xml.logfile = f"{final_xml}.{os.getpid()}.tmp"
+        try:
+            result = yield
+        except BaseException:
+            if final_xml is not None and os.path.exists(xml.logfile):
+                os.remove(xml.logfile)  # perhaps half written: never move it into place
+            raise
+        finally:
+            if final_xml is not None:
+                temporary, xml.logfile = xml.logfile, final_xml
+        if final_xml is not None and os.path.exists(temporary):
+            os.replace(temporary, final_xml)
+        return result
+
+    def finish(self, session: pytest.Session, xml: Any) -> None:
+        self.catalog  # the data, for what aggregates need of it (the xdist controller loads it here)  # noqa: B018
+        samples = self.samples()
+        for name, benchmark in self.benchmarks.items():
+            self.metrics[name] = benchmark.aggregate([r for r in samples if r.get("benchmark") == name])
+        if xml is not None:
+            for name, benchmark in self.benchmarks.items():
+                for block_name, block in self.metrics[name].items():
+                    for prop, value in benchmark.suite_properties(block_name, block):
+                        xml.add_global_property(prop, report.junit_value(value))
+        if self.settings.report:
+            report.write_json_atomic(self.settings.report, self.json_report(samples))
+        if self.thresholds:
+            errors = sum(1 for r in samples if r.get("outcome") == "error") + len(self.data_problems)
+            self.shortfalls = gate.evaluate(self.thresholds, self.all_blocks(), errors, self.settings.max_errors)
+            if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED if self.shortfalls else pytest.ExitCode.OK
+
+    def samples(self) -> list[dict[str, Any]]:
+        """Every record; a record of a crashed worker gets its unit's identity from the data."""
+        samples = []
+        for record in self.collector.records.values():
+            if "benchmark" not in record:
+                unit = self.catalog.unit(record["nodeid"])
+                record = {**unit.identity(), **record} if unit is not None else {**record, "benchmark": None}
+            samples.append(record)
+        return samples
+
+    def all_blocks(self) -> dict[str, Any]:
+        return {block_name: block for blocks in self.metrics.values() for block_name, block in blocks.items()}
+
+    def json_report(self, samples: list[dict[str, Any]]) -> dict[str, Any]:
+        s = self.settings
+        return {
+            "schema": report.SCHEMA,
+            "run": {
+                "model": s.model,
+                "base_url": s.base_url,
+                "started_at": self.started_at,
+                "finished_at": _now(),
+                "plugin_version": __version__,
+                "settings": {"temperature": s.temperature, "max_tokens": s.max_tokens, "extra_body": s.extra_body},
+                "datasets": {name: benchmark.datasets() for name, benchmark in self.benchmarks.items()},
+                "selected": len(self.collector.selected),
+                "not_run": len(set(self.collector.selected) - set(self.collector.records)),
+                "data_problems": self.data_problems,
+            },
+            "samples": samples,
+            "metrics": self.all_blocks(),
+        }
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.is_worker or self.config.option.collectonly:
+            return
+        tr = terminalreporter
+        for name, blocks in self.metrics.items():
+            for block_name, block in blocks.items():
+                tr.write_sep("=", f"toolcall: {block_name} ({self.settings.model})")
+                for line in self.benchmarks[name].summary(block_name, block):
+                    tr.write_line(line)
+        if self.data_problems:
+            tr.write_line(
+                f"incomplete: {len(self.data_problems)} part(s) of the data could not be loaded "
+                "(see the collection errors above)",
+                yellow=True,
+            )
+        not_run = len(set(self.collector.selected) - set(self.collector.records))
+        if not_run:
+            tr.write_line(
+                f"incomplete: {not_run} of {len(self.collector.selected)} selected item(s) did not run", yellow=True
+            )
+        if self.thresholds:
+            failed = sum(1 for r in self.collector.records.values() if r.get("outcome") == "failed")
+            if self.shortfalls:
+                tr.write_line("toolcall gate FAILED: " + "; ".join(self.shortfalls), red=True, bold=True)
+            else:
+                tr.write_line(
+                    f"toolcall gate passed ({failed} item(s) failed, every threshold holds)", green=True, bold=True
+                )
+        if self.settings.report:
+            tr.write_line(f"toolcall report: {self.settings.report}")
+
+    def pytest_unconfigure(self) -> None:
+        # pytest runs five full garbage collections after this (to report unraisable exceptions);
+        # with every report of a large run alive (the xdist controller holds them all) that is a
+        # third of a second. What is alive now stays alive until the process exits: freeze it.
+        gc.freeze()
+
+
+def _junit_key() -> Any:
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:  # private API: without it, suite properties are simply not written
+        return None
+    return xml_key
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")

@@ -24,15 +24,19 @@ Paired tests, two-sided, null hypothesis: per unit, the baseline and current sco
   (``unit_weights``), renormalised over what both runs share.
 
 A metric change is a *significant regression* when diff < 0 and p < alpha (default 0.05).
-Metrics that are not weighted means of unit scores (tool-call F1) are compared by value only here;
-their p-value stays None.
+Tool-call F1 is not a weighted mean of unit scores: ``compare_f1`` tests it with a seeded Monte Carlo
+paired permutation test (each unit's two outcomes swap runs with probability 1/2; 2,000 resamples;
+p = (1 + #{|Δ*| ≥ |Δ|}) / (1 + resamples), which is never 0).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+import random
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+from pytest_toolcall.results.statistics import RESAMPLES, attempt_scores, unit_means
 
 #: Default significance level of ``--toolcall-fail-on-regression``.
 ALPHA = 0.05
@@ -153,7 +157,7 @@ def compare_metric(
     weights (``unit_weights`` over the units of both runs; default equal). ``baseline_value`` and
     ``now_value`` are the values the reports show (official rounding, all units); without them the
     weighted means over the paired units are used. ``regressed``/``fixed`` are counts of units."""
-    shared = sorted(baseline.keys() & now.keys())
+    shared = sorted(k for k in baseline.keys() & now.keys() if weights is None or k in weights)
     if weights is None:
         weights = dict.fromkeys(shared, 1.0)
     total = sum(weights.get(k, 0.0) for k in shared)
@@ -190,3 +194,112 @@ def significant_regression(comparison: Mapping[str, Any], alpha: float = ALPHA) 
     """True when the metric got worse (diff < 0) with p < alpha."""
     diff, p_value = comparison.get("diff"), comparison.get("p_value")
     return diff is not None and p_value is not None and diff < 0 and p_value < alpha
+
+
+def compare_units(
+    baseline_samples: Iterable[Mapping[str, Any]], now_samples: Iterable[Mapping[str, Any]]
+) -> dict[str, list[str]]:
+    """``{"regressed": [...], "fixed": [...]}``: unit keys over every unit two JSON reports' samples share."""
+    before, after = unit_means(attempt_scores(baseline_samples)), unit_means(attempt_scores(now_samples))
+    regressed, fixed = changed_units(before, after)
+    return {"regressed": regressed, "fixed": fixed}
+
+
+def compare_grouped(
+    baseline: Mapping[str, Mapping[str, float]],
+    now: Mapping[str, Mapping[str, float]],
+    groups: Mapping[str, Sequence[str]],
+    group_weights: Mapping[str, float],
+    *,
+    baseline_values: Mapping[str, float] | None = None,
+    now_values: Mapping[str, float] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Comparisons of every category, group and ``"overall"`` of a block (ACEBench: ``GROUPS``,
+    ``OVERALL_WEIGHTS``) from per-unit mean scores per category in each run. ``baseline_values`` /
+    ``now_values``: the reported values by metric name, used when given. Metrics without a shared
+    unit are left out."""
+    categories = sorted(baseline.keys() | now.keys())
+    shared = {c: sorted(baseline.get(c, {}).keys() & now.get(c, {}).keys()) for c in categories}
+    flat_baseline = {k: v for c in categories for k, v in baseline.get(c, {}).items()}
+    flat_now = {k: v for c in categories for k, v in now.get(c, {}).items()}
+    weights: dict[str, dict[str, float]] = {c: unit_weights({c: keys}) for c, keys in shared.items()}
+    for group, members in groups.items():
+        weights[group] = unit_weights({c: shared.get(c, []) for c in members})
+    weights["overall"] = unit_weights(shared, {g: groups[g] for g in group_weights}, group_weights)
+    baseline_values = baseline_values or {}
+    now_values = now_values or {}
+    return {
+        name: compare_metric(
+            flat_baseline,
+            flat_now,
+            unit_weight,
+            baseline_value=baseline_values.get(name),
+            now_value=now_values.get(name),
+        )
+        for name, unit_weight in weights.items()
+        if unit_weight
+    }
+
+
+def compare_f1(
+    baseline: Mapping[str, tuple[bool, bool]],
+    now: Mapping[str, tuple[bool, bool]],
+    *,
+    seed: int = 0,
+    resamples: int = RESAMPLES,
+) -> dict[str, Any]:
+    """Tool-call F1 against a baseline from (predicted a call, should call) per unit in each run.
+
+    F1 is not a mean of unit scores, so the p-value comes from a seeded Monte Carlo paired
+    permutation test: each shared unit's two outcomes swap runs with probability 1/2 and
+    p = (1 + #{|Δ*| ≥ |Δ|}) / (1 + resamples) (never 0). A unit regressed when its decision was right
+    in the baseline and is wrong now, and was fixed in the opposite case."""
+    shared = sorted(baseline.keys() & now.keys())
+    base_counts = _confusion(baseline[k] for k in shared)
+    now_counts = _confusion(now[k] for k in shared)
+    observed = _f1(now_counts) - _f1(base_counts) if shared else None
+    # Units with the same outcome in both runs add the same counts whatever the swap: only the
+    # discordant units move, which keeps each resample short.
+    discordant = [(baseline[k], now[k]) for k in shared if baseline[k] != now[k]]
+    p_value = None
+    if shared:
+        extreme = 0
+        rng = random.Random(seed)
+        for _ in range(resamples):
+            base_star, now_star = dict(base_counts), dict(now_counts)
+            for before, after in discordant:
+                if rng.random() < 0.5:
+                    for counts, old, new in ((base_star, before, after), (now_star, after, before)):
+                        counts[_cell(old)] -= 1
+                        counts[_cell(new)] += 1
+            if abs(_f1(now_star) - _f1(base_star)) >= abs(observed) - 1e-12:
+                extreme += 1
+        p_value = (1 + extreme) / (1 + resamples)
+    right = {k: baseline[k][0] == baseline[k][1] for k in shared}
+    right_now = {k: now[k][0] == now[k][1] for k in shared}
+    return {
+        "baseline": _f1(base_counts) if shared else None,
+        "now": _f1(now_counts) if shared else None,
+        "diff": observed,
+        "p_value": p_value,
+        "regressed": sum(1 for k in shared if right[k] and not right_now[k]),
+        "fixed": sum(1 for k in shared if not right[k] and right_now[k]),
+        "paired": len(shared),
+    }
+
+
+def _cell(unit: tuple[bool, bool]) -> str:
+    predicted, actual = unit
+    return ("T" if predicted == actual else "F") + ("P" if predicted else "N")
+
+
+def _confusion(units: Iterable[tuple[bool, bool]]) -> dict[str, int]:
+    counts = {"TP": 0, "FP": 0, "FN": 0, "TN": 0}
+    for unit in units:
+        counts[_cell(unit)] += 1
+    return counts
+
+
+def _f1(counts: Mapping[str, int]) -> float:
+    """2PR/(P+R) = 2TP/(2TP+FP+FN), 0 when there is no true positive (the official 0 for 0/0)."""
+    return 2 * counts["TP"] / (2 * counts["TP"] + counts["FP"] + counts["FN"]) if counts["TP"] else 0.0

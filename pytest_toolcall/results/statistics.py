@@ -225,3 +225,31 @@ def accuracy_interval(
         return wilson(sum(1 for scores in units if scores[0] == 1.0), len(units))
     means = [sum(scores) / len(scores) for scores in units]
     return bootstrap_interval({"units": means}, pooled_mean, seed=seed, resamples=resamples)
+
+
+def grouped_intervals(
+    units_by_category: Mapping[str, Sequence[float]],
+    groups: Mapping[str, Sequence[str]],
+    weights: Mapping[str, float],
+    *,
+    seed: int = 0,
+    resamples: int = RESAMPLES,
+) -> dict[str, tuple[float, float] | None]:
+    """Bootstrap intervals of every group (mean of its category means) and of ``"overall"``
+    (``weighted_groups``), stratified by category; values are per-unit mean scores."""
+    intervals = {
+        group: bootstrap_interval(
+            {c: units_by_category[c] for c in members if units_by_category.get(c)},
+            mean_of_means,
+            seed=seed,
+            resamples=resamples,
+        )
+        for group, members in groups.items()
+    }
+    intervals["overall"] = bootstrap_interval(
+        {c: units for c, units in units_by_category.items() if units},
+        weighted_groups(groups, weights),
+        seed=seed,
+        resamples=resamples,
+    )
+    return intervals

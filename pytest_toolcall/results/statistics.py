@@ -125,9 +125,11 @@ def mean_of_means(sample: dict[str, list[float]]) -> float | None:
 
 
 def weighted_groups(groups: Mapping[str, Sequence[str]], weights: Mapping[str, float]) -> Statistic:
-    """Σ weight·group / Σ weight over the groups that have units, a group being the unweighted mean of
-    its categories' means: ACEBench OVERALL with ``GROUPS`` and ``OVERALL_WEIGHTS``. Renormalised over
-    the groups present, as the partial OVERALL is."""
+    """Σ weight·group over the weighted groups, a group being the unweighted mean of its categories'
+    means: ACEBench OVERALL with ``GROUPS`` and ``OVERALL_WEIGHTS``. When a group has no units the sum
+    runs over the others and is divided by their weights' sum, as the partial OVERALL is; with every
+    group present it is not divided (the official weights add up to 1.0001, and the interval should
+    match the official OVERALL)."""
 
     def statistic(sample: dict[str, list[float]]) -> float | None:
         total = weight_sum = 0.0
@@ -136,7 +138,9 @@ def weighted_groups(groups: Mapping[str, Sequence[str]], weights: Mapping[str, f
             if value is not None:
                 total += weight * value
                 weight_sum += weight
-        return total / weight_sum if weight_sum else None
+        if not weight_sum:
+            return None
+        return total if weight_sum == sum(weights.values()) else total / weight_sum
 
     return statistic
 

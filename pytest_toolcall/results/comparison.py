@@ -162,10 +162,11 @@ def compare_metric(
         weights = dict.fromkeys(shared, 1.0)
     total = sum(weights.get(k, 0.0) for k in shared)
     scale = {k: weights.get(k, 0.0) / total for k in shared} if total else {}
+    # Divided once at the end: equal weights then give exactly passed/n.
     if baseline_value is None and scale:
-        baseline_value = sum(scale[k] * baseline[k] for k in shared)
+        baseline_value = sum(weights[k] * baseline[k] for k in shared) / total
     if now_value is None and scale:
-        now_value = sum(scale[k] * now[k] for k in shared)
+        now_value = sum(weights[k] * now[k] for k in shared) / total
     regressed, fixed = changed_units({k: baseline[k] for k in shared}, {k: now[k] for k in shared})
     return {
         "baseline": baseline_value,

@@ -15,13 +15,15 @@ Paired tests, two-sided, null hypothesis: per unit, the baseline and current sco
   (``sign_flip_test``): a metric that is a weighted mean of unit scores moves by T = Σ wᵢ·dᵢ, dᵢ the
   unit's score now minus in the baseline. Under the null each dᵢ is as likely to have the other sign,
   so p = P(|Σ ±wᵢdᵢ| ≥ |T|) over the 2^m sign choices of the m non-zero terms. It is computed exactly
-  for m ≤ 20. For larger m it uses the normal approximation of the same distribution (mean 0,
-  variance Σ(wᵢdᵢ)², exact moments), with a continuity correction of half the lattice step when
-  the terms are multiples of a common step 1/L (L ≤ 120: the repeats' means c/n are), without one
-  otherwise. On 0/1 scores with equal weights the exact sign-flip test is McNemar's exact test.
-  It covers repeats (per-unit mean scores) and weighted metrics: a group weighs each unit by
+  for m ≤ 16 (at most 65,536 sign vectors). For larger m it uses the normal approximation of the
+  same distribution (mean 0, variance Σ(wᵢdᵢ)², exact moments), with a continuity correction of half
+  the lattice step when the terms are multiples of a common step (the repeats' means c/n are; step
+  denominators up to 120 are tried), without one otherwise. On 0/1 scores with equal weights the
+  exact sign-flip test is McNemar's exact test, so the two tests agree where both apply. It covers
+  repeats (per-unit mean scores) and weighted metrics: a group weighs each unit by
   1/(categories in the group · units in its category), OVERALL by the group weight on top
-  (``unit_weights``), renormalised over what both runs share.
+  (``unit_weights``), over the units both runs share (the weights then add up to 1).
+  A group's or OVERALL's p-value is thus a paired test of exactly the difference it reports.
 
 A metric change is a *significant regression* when diff < 0 and p < alpha (default 0.05).
 Tool-call F1 is not a weighted mean of unit scores: ``compare_f1`` tests it with a seeded Monte Carlo
@@ -41,7 +43,7 @@ from pytest_toolcall.results.statistics import RESAMPLES, attempt_scores, unit_m
 #: Default significance level of ``--toolcall-fail-on-regression``.
 ALPHA = 0.05
 #: Up to this many non-zero paired differences the sign-flip distribution is enumerated exactly.
-EXACT_LIMIT = 20
+EXACT_LIMIT = 16
 #: Largest denominator tried when looking for the lattice of the differences (continuity correction).
 LATTICE_LIMIT = 120
 

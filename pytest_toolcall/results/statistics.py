@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -148,12 +149,12 @@ def weighted_groups(groups: Mapping[str, Sequence[str]], weights: Mapping[str, f
 def tool_call_f1(sample: dict[str, list[tuple[bool, bool]]]) -> float | None:
     """general_fc's F1 from (predicted a call, should call) units: 2PR/(P+R), 0 on an empty
     denominator as the official scorer reports it; None without units."""
-    units = [u for stratum in sample.values() for u in stratum]
-    if not units:
+    cells: Counter[tuple[bool, bool]] = Counter()
+    for stratum in sample.values():
+        cells.update(stratum)
+    if not cells:
         return None
-    tp = sum(1 for predicted, actual in units if predicted and actual)
-    fp = sum(1 for predicted, actual in units if predicted and not actual)
-    fn = sum(1 for predicted, actual in units if actual and not predicted)
+    tp, fp, fn = cells[True, True], cells[True, False], cells[False, True]
     precision = tp / (tp + fp) if tp + fp else 0.0
     recall = tp / (tp + fn) if tp + fn else 0.0
     return 2 * precision * recall / (precision + recall) if precision + recall else 0.0

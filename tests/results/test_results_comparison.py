@@ -107,7 +107,7 @@ def test_sign_flip_matches_enumeration() -> None:
 
 
 def test_sign_flip_on_binary_differences_is_mcnemar() -> None:
-    for b, c in [(0, 0), (1, 0), (3, 10), (7, 2), (10, 10), (0, 20)]:
+    for b, c in [(0, 0), (1, 0), (3, 10), (7, 2), (8, 8), (0, 16)]:
         assert b + c <= EXACT_LIMIT
         assert sign_flip_test([-1.0] * b + [1.0] * c + [0.0] * 5) == pytest.approx(mcnemar_exact(b, c), abs=1e-12)
 
@@ -118,7 +118,7 @@ def test_sign_flip_is_scale_invariant() -> None:
 
 
 def test_sign_flip_normal_approximation_on_a_lattice() -> None:
-    # 10 regressions and 20 fixes (m = 30 > 20): T = 10 on a lattice of step 2, sd = √30,
+    # 10 regressions and 20 fixes (m = 30 > 16): T = 10 on a lattice of step 2, sd = √30,
     # z = (10 - 1)/√30 = 1.6432; scipy: 2·norm.sf(9/√30) = 0.10034824646229075
     assert EXACT_LIMIT < 30
     p = sign_flip_test([-1.0] * 10 + [1.0] * 20)
@@ -129,7 +129,7 @@ def test_sign_flip_normal_approximation_on_a_lattice() -> None:
 
 
 def test_sign_flip_normal_approximation_under_repeats() -> None:
-    # Means of 3 attempts: 15 units up by 1/3, 6 down by 2/3 (m = 21). Scaled by the largest term:
+    # Means of 3 attempts: 15 units up by 1/3, 6 down by 2/3 (m = 21 > 16). Scaled by the largest term:
     # 15 × 0.5 and 6 × 1, T = 7.5 - 6 = 1.5, lattice step 1 (half-step 0.5), sd = √(15·0.25 + 6) = √9.75.
     terms = [1 / 3] * 15 + [-2 / 3] * 6
     p = sign_flip_test(terms)

@@ -23,7 +23,7 @@ Paired tests, two-sided, null hypothesis: per unit, the baseline and current sco
   repeats (per-unit mean scores) and weighted metrics: a group weighs each unit by
   1/(categories in the group · units in its category), OVERALL by the group weight on top
   (``unit_weights``), over the units both runs share (the weights then add up to 1).
-  A group's or OVERALL's p-value is thus a paired test of exactly the difference it reports.
+  A group's or OVERALL's p-value thus tests the very (unrounded) difference over the shared units.
 
 A metric change is a *significant regression* when diff < 0 and p < alpha (default 0.05).
 Tool-call F1 is not a weighted mean of unit scores: ``compare_f1`` tests it with a seeded Monte Carlo

@@ -5,8 +5,8 @@ Plain functions over plain data (lists and dicts of numbers), standard library o
 Units. A *unit* is one benchmark sample (an ACEBench sample or dialogue, a general_fc line, a case).
 Under ``--toolcall-repeat N`` a unit runs as N attempts; ``unit_key`` names the unit without the
 attempt, so attempts of one run and units of two runs line up. An attempt's score is the sample's
-``score`` (1.0 pass, 0.0 fail; an errored attempt counts 0.0 as in the accuracies); skipped attempts
-are not part of any unit.
+``score`` (1.0 pass, 0.0 fail; without a score, 1.0 when its outcome is "passed", else 0.0, so an
+errored attempt counts 0.0 as in the accuracies); skipped attempts are not part of any unit.
 
 Percentiles (``percentile``) interpolate linearly between order statistics: for sorted values
 x[0..n-1] and q in [0, 1], h = (n - 1)·q and the result is x[⌊h⌋] + (h - ⌊h⌋)·(x[⌊h⌋+1] - x[⌊h⌋]),
@@ -31,7 +31,7 @@ OVERALL, tool-call F1 (units are (predicted call, should call) pairs) and any ac
 
 pass^k (``pass_hat_k``, τ-bench): a unit with c passes out of n attempts contributes C(c, k)/C(n, k),
 the chance that k attempts drawn without replacement all pass; pass^k is the mean over units. When
-units have different attempt counts (an attempt errored out of the budget or was deselected), k runs
+units have different attempt counts (an attempt was skipped by the budget or deselected), k runs
 from 1 to the smallest count, so every k averages over the same units and the curve never rises.
 pass^1 is the mean of per-unit pass rates; it equals the accuracy over attempts when every unit has
 the same count. A unit is *flaky* when its attempts disagree (some pass, some fail).
@@ -172,14 +172,16 @@ def unit_key(sample: Mapping[str, Any]) -> str:
 
 
 def attempt_scores(samples: Iterable[Mapping[str, Any]]) -> dict[str, list[float]]:
-    """Scores per unit key, attempts in ``repeat`` order. Skipped samples are left out; an errored or
-    unscored sample scores 0.0."""
+    """Scores per unit key, attempts in ``repeat`` order. Skipped samples are left out; a sample without a
+    score scores 1.0 when it passed, else 0.0 (errors)."""
     attempts: dict[str, list[tuple[int, float]]] = {}
     for sample in samples:
         if sample.get("outcome") == "skipped":
             continue
         score = sample.get("score")
-        attempts.setdefault(unit_key(sample), []).append((sample.get("repeat") or 1, float(score or 0.0)))
+        if score is None:
+            score = 1.0 if sample.get("outcome") == "passed" else 0.0
+        attempts.setdefault(unit_key(sample), []).append((sample.get("repeat") or 1, float(score)))
     return {key: [score for _, score in sorted(pairs)] for key, pairs in attempts.items()}
 
 

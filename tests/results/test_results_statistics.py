@@ -325,15 +325,18 @@ def test_attempt_scores_orders_attempts_and_leaves_skips_out() -> None:
         sample("x_2", 1, 1.0),
         sample("x_2", 2, None, "skipped"),
         sample("x_3", 1, None, "skipped"),
+        sample("x_4", 1, None, "passed"),  # a case file's item: an outcome, no score
     ]
     scores = attempt_scores(samples)
     assert scores == {
         "acebench/en/normal_atom_bool/x_1": [0.0, 0.0, 1.0],
         "acebench/en/normal_atom_bool/x_2": [1.0],
+        "acebench/en/normal_atom_bool/x_4": [1.0],
     }
     assert unit_means(scores) == {
         "acebench/en/normal_atom_bool/x_1": pytest.approx(1 / 3),
         "acebench/en/normal_atom_bool/x_2": 1.0,
+        "acebench/en/normal_atom_bool/x_4": 1.0,
     }
 
 

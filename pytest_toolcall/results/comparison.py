@@ -35,10 +35,11 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from pytest_toolcall.results.statistics import RESAMPLES, attempt_scores, unit_means
+from pytest_toolcall.results.statistics import RESAMPLES, attempt_scores, unit_key, unit_means
 
 #: Default significance level of ``--toolcall-fail-on-regression``.
 ALPHA = 0.05
@@ -46,6 +47,8 @@ ALPHA = 0.05
 EXACT_LIMIT = 16
 #: Largest denominator tried when looking for the lattice of the differences (continuity correction).
 LATTICE_LIMIT = 120
+#: The attempt suffix of a node id under ``--toolcall-repeat``.
+_ATTEMPT = re.compile(r"@\d+$")
 
 
 def mcnemar_exact(b: int, c: int) -> float:
@@ -202,10 +205,14 @@ def significant_regression(comparison: Mapping[str, Any], alpha: float = ALPHA) 
 def compare_units(
     baseline_samples: Iterable[Mapping[str, Any]], now_samples: Iterable[Mapping[str, Any]]
 ) -> dict[str, list[str]]:
-    """``{"regressed": [...], "fixed": [...]}``: unit keys over every unit two JSON reports' samples share."""
+    """``{"regressed": [...], "fixed": [...]}`` over every unit two JSON reports' samples share, each
+    named by its node id without the attempt suffix ``@k`` (its unit key when a sample has no node id),
+    in unit-key order."""
+    baseline_samples, now_samples = list(baseline_samples), list(now_samples)
     before, after = unit_means(attempt_scores(baseline_samples)), unit_means(attempt_scores(now_samples))
     regressed, fixed = changed_units(before, after)
-    return {"regressed": regressed, "fixed": fixed}
+    names = {unit_key(s): _ATTEMPT.sub("", s["nodeid"]) for s in baseline_samples + now_samples if s.get("nodeid")}
+    return {"regressed": [names.get(k, k) for k in regressed], "fixed": [names.get(k, k) for k in fixed]}
 
 
 def compare_grouped(

@@ -281,15 +281,19 @@ def test_compare_grouped_by_hand() -> None:
 def test_compare_units_from_report_samples() -> None:
     def s(id_: str, repeat: int, score: float) -> dict:
         return {"benchmark": "acebench", "lang": "en", "category": "special_incomplete", "id": id_,
-                "repeat": repeat, "score": score, "outcome": "passed" if score == 1.0 else "failed"}  # fmt: skip
+                "repeat": repeat, "score": score, "outcome": "passed" if score == 1.0 else "failed",
+                "nodeid": f"toolcall::acebench[en/{id_}]@{repeat}"}  # fmt: skip
 
     baseline = [s("x", 1, 1.0), s("x", 2, 1.0), s("y", 1, 0.0), s("y", 2, 0.0), s("z", 1, 1.0), s("z", 2, 0.0)]
     now = [s("x", 2, 0.0), s("x", 1, 0.0), s("y", 1, 1.0), s("y", 2, 0.0), s("z", 1, 0.0), s("z", 2, 0.0)]
-    # x: 1 → 0 regressed; y: 0 → 0.5 fixed (passes at ≥ 0.5); z: 0.5 → 0 regressed
+    # x: 1 → 0 regressed; y: 0 → 0.5 fixed (passes at ≥ 0.5); z: 0.5 → 0 regressed; named without "@k"
     assert compare_units(baseline, now) == {
-        "regressed": ["acebench/en/special_incomplete/x", "acebench/en/special_incomplete/z"],
-        "fixed": ["acebench/en/special_incomplete/y"],
+        "regressed": ["toolcall::acebench[en/x]", "toolcall::acebench[en/z]"],
+        "fixed": ["toolcall::acebench[en/y]"],
     }
+    for sample in baseline + now:
+        del sample["nodeid"]
+    assert compare_units(iter(baseline), iter(now))["fixed"] == ["acebench/en/special_incomplete/y"]
 
 
 # F1 ----------------------------------------------------------------------------------------------

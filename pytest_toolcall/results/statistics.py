@@ -65,8 +65,11 @@ def wilson(passed: int, n: int, z: float = Z95) -> tuple[float, float] | None:
     shrink = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / shrink
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / shrink
-    # The bounds touch 0 and 1 exactly at 0 and n passes; clamp the rounding error away.
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # In exact arithmetic the bounds are 0 at 0 passes and 1 at n passes; say so rather than leave
+    # the rounding error (0.9999999999999999) in a report.
+    lo = 0.0 if passed == 0 else max(0.0, centre - half)
+    hi = 1.0 if passed == n else min(1.0, centre + half)
+    return lo, hi
 
 
 def percentile(values: Iterable[float], q: float) -> float | None:

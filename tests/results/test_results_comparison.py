@@ -70,7 +70,7 @@ def test_mcnemar_matches_enumeration_of_the_binomial(b: int, c: int) -> None:
 
 @pytest.mark.parametrize(
     ("b", "c", "expected"),
-    # scipy.stats.binomtest(min(b, c), b + c, 0.5).pvalue, scipy 1.16
+    # scipy.stats.binomtest(min(b, c), b + c, 0.5).pvalue, scipy 1.17.1
     [(10, 20, 0.09873714670538905), (40, 62, 0.037066767438560584), (2, 0, 0.5), (5, 5, 1.0)],
 )
 def test_mcnemar_matches_scipy(b: int, c: int, expected: float) -> None:

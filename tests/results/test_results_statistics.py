@@ -68,7 +68,25 @@ def test_wilson_at_the_edges() -> None:
     assert wilson(10, 10) == pytest.approx((10 / 13.8416, 1.0), abs=1e-12)
     lo, hi = wilson(0, 10)  # type: ignore[misc]
     assert lo == 0.0 and hi < 1.0
+    for n in (1, 3, 7, 10, 49, 1000):  # exactly 1.0 and 0.0 at the edges, not 0.9999999999999999
+        assert wilson(n, n)[1] == 1.0 and wilson(0, n)[0] == 0.0  # type: ignore[index]
     assert Z95 == 1.96
+
+
+@pytest.mark.parametrize(
+    ("passed", "n", "low", "high"),
+    # scipy 1.17.1: binomtest(passed, n).proportion_ci(method="wilson"), which uses z = Φ⁻¹(0.975)
+    [
+        (7, 10, 0.39677814746114526, 0.892208732593699),
+        (0, 10, 0.0, 0.27753279986288926),
+        (10, 10, 0.7224672001371109, 1.0),
+        (1, 2000, 8.826773070546787e-05, 0.0028268625032662137),
+        (1234, 2000, 0.5954902722303789, 0.638061138705808),
+        (3, 7, 0.1582198552514697, 0.7495416354723428),
+    ],
+)
+def test_wilson_matches_scipy_at_scipys_z(passed: int, n: int, low: float, high: float) -> None:
+    assert wilson(passed, n, z=1.959963984540054) == pytest.approx((low, high), rel=1e-12, abs=1e-15)
 
 
 def test_wilson_of_nothing_is_none_not_zero() -> None:

@@ -32,6 +32,7 @@ from pytest_toolcall.results.statistics import (
     weighted_groups,
     wilson,
 )
+from pytest_toolcall.scoring.general_fc import general_fc_metrics
 
 # Wilson ------------------------------------------------------------------------------------------
 
@@ -253,6 +254,25 @@ def test_tool_call_f1_by_hand() -> None:
     assert tool_call_f1({"a": [tp, tp, fp, tn, tn], "b": [tp, fn, fn, tn, tn]}) == pytest.approx(2 / 3)
     assert tool_call_f1({"a": [fp, fn, tn]}) == 0.0  # no true positive: 0, as the official scorer
     assert tool_call_f1({"a": []}) is None
+
+
+def test_tool_call_f1_agrees_with_the_general_fc_scorer() -> None:
+    rng = random.Random(9)
+    for _ in range(20):
+        units = [(rng.random() < 0.5, rng.random() < 0.6) for _ in range(rng.randint(1, 40))]
+        records = [
+            {"outcome": "passed", "should_call_tool": actual, "finish_reason": "tool_calls" if predicted else "stop"}
+            for predicted, actual in units
+        ]
+        assert tool_call_f1({"all": units}) == pytest.approx(general_fc_metrics(records)["tool_call_f1"], abs=1e-12)
+
+
+def test_tool_call_f1_interval_contains_the_estimate() -> None:
+    rng = random.Random(10)
+    units = {"a": [(rng.random() < 0.5, rng.random() < 0.6) for _ in range(150)], "b": [(True, True)] * 30}
+    lo, hi = bootstrap_interval(units, tool_call_f1, resamples=1000)  # type: ignore[misc]
+    assert lo < tool_call_f1(units) < hi  # type: ignore[operator]
+    assert 0.0 <= lo and hi <= 1.0
 
 
 def test_grouped_intervals_contain_their_estimates() -> None:

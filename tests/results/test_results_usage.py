@@ -1,0 +1,82 @@
+"""Usage totals, latency percentiles, cost and the budget, against arithmetic written out here."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_toolcall.results.usage import Budget, cost_usd, parse_price, usage_summary
+
+
+def request(prompt: int | None, completion: int | None, latency: float | None, store: bool = False,
+            retries: int = 0, **extra: object) -> dict:  # fmt: skip
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "latency_s": latency, "from_store": store,
+            "retries": retries, **extra}  # fmt: skip
+
+
+RECORDS = [
+    request(1000, 500, 0.8, retries=1, cached_tokens=600),
+    request(3000, 700, 2.4, reasoning_tokens=300),
+    request(2000, 100, 0.4, store=True),  # answered by the store: no latency or cost counted
+    request(None, None, 1.2, retries=2),  # the provider sent no usage
+    request(500, 50, None),  # no latency recorded
+]
+
+
+def test_totals_by_hand() -> None:
+    usage = usage_summary(RECORDS)
+    assert (usage["requests"], usage["fresh"], usage["from_store"]) == (5, 4, 1)
+    assert usage["retries"] == 3  # 1 + 2
+    assert usage["prompt_tokens"] == 6500  # 1000 + 3000 + 2000 + 0 + 500, store included
+    assert usage["completion_tokens"] == 1350  # 500 + 700 + 100 + 0 + 50
+    assert usage["cached_tokens"] == 600 and usage["reasoning_tokens"] == 300  # shown, not added again
+    assert usage["cost_usd"] is None  # no price
+
+
+def test_latency_percentiles_over_fresh_requests() -> None:
+    usage = usage_summary(RECORDS)
+    # fresh latencies, sorted: 0.8, 1.2, 2.4 (the store's 0.4 and the missing one are left out)
+    # p50: h = 2·0.5 = 1 → 1.2; p95: h = 2·0.95 = 1.9 → 1.2 + 0.9·(2.4 - 1.2) = 2.28
+    assert usage["latency_p50_s"] == pytest.approx(1.2)
+    assert usage["latency_p95_s"] == pytest.approx(2.28)
+
+
+def test_cost_over_fresh_requests() -> None:
+    usage = usage_summary(RECORDS, price=(2.5, 10.0))
+    # fresh: prompt 1000 + 3000 + 0 + 500 = 4500, completion 500 + 700 + 0 + 50 = 1250
+    # 4500·2.5/1e6 + 1250·10/1e6 = 0.01125 + 0.0125 = 0.02375
+    assert usage["cost_usd"] == pytest.approx(0.02375)
+    assert cost_usd(1_000_000, 2_000_000, (0.15, 0.6)) == pytest.approx(0.15 + 1.2)
+
+
+def test_nothing_used() -> None:
+    usage = usage_summary([], price=(1.0, 1.0))
+    assert usage["requests"] == 0 and usage["prompt_tokens"] == 0
+    assert usage["latency_p50_s"] is None and usage["latency_p95_s"] is None
+    assert usage["cost_usd"] == 0.0
+    only_store = usage_summary([request(10, 10, 0.1, store=True)], price=(1.0, 1.0))
+    assert only_store["latency_p50_s"] is None and only_store["cost_usd"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), [("2.5,10", (2.5, 10.0)), (" 0.15 , 0.6 ", (0.15, 0.6)), ("0,0", (0.0, 0.0))]
+)
+def test_parse_price(text: str, expected: tuple[float, float]) -> None:
+    assert parse_price(text) == expected
+
+
+@pytest.mark.parametrize("text", ["2.5", "1,2,3", "a,b", "-1,2", "nan,1", "inf,1", ""])
+def test_parse_price_refuses(text: str) -> None:
+    with pytest.raises(ValueError, match="price"):
+        parse_price(text)
+
+
+def test_budget_stops_once_the_estimate_passes_the_limit() -> None:
+    budget = Budget(limit_usd=0.01, price=(2.0, 8.0))
+    budget.add(request(2000, 500, 0.5))  # 2000·2/1e6 + 500·8/1e6 = 0.004 + 0.004 = 0.008
+    assert budget.spent_usd == pytest.approx(0.008) and not budget.exhausted
+    budget.add(request(100_000, 100_000, 0.1, store=True))  # a store hit costs nothing
+    assert budget.spent_usd == pytest.approx(0.008)
+    budget.add(request(1000, 0, 0.5))  # + 0.002 = 0.010: at the limit, not past it
+    assert budget.spent_usd == pytest.approx(0.010)
+    budget.add(request(None, 1, 0.5))  # + 0.000008
+    assert budget.exhausted

@@ -216,7 +216,7 @@ def _block_section(anchor: str, name: str, block: dict[str, Any], kinds: Counter
         shown.add("categories")
         parts.append("<h3>Categories</h3>" + _bars_table("category", block["categories"]))
     if isinstance(block.get("groups"), dict):
-        shown.update(("groups", "groups_official"))
+        shown.update(("groups", "groups_official", "groups_ci95"))
         parts.append("<h3>Groups</h3>" + _groups_table(block))
     if all(key in block for key in ("TP", "FP", "FN", "TN")):
         shown.update(("TP", "FP", "FN", "TN"))
@@ -268,9 +268,11 @@ def _overall_line(block: dict[str, Any], shown: set[str]) -> str:
 def _bars_table(label: str, rows: dict[str, Any]) -> str:
     has_process = any(_num(_dict(r).get("process_acc")) is not None for r in rows.values())
     has_ceiling = any(_num(_dict(r).get("ceiling")) is not None for r in rows.values())
+    has_pass_hat = any(_dict(_dict(r).get("pass_hat_k")) for r in rows.values())
     head = f"<tr><th>{_e(label)}</th><th>n</th><th>passed</th><th>accuracy</th><th>95 % CI</th>"
     head += "<th class=\"barcol\">accuracy (▮ 95 % CI, ┃ ceiling)</th>"
-    head += ("<th>process</th>" if has_process else "") + ("<th>ceiling</th>" if has_ceiling else "") + "</tr>"
+    head += ("<th>process</th>" if has_process else "") + ("<th>ceiling</th>" if has_ceiling else "")
+    head += ("<th>pass^k</th>" if has_pass_hat else "") + "</tr>"
     body = []
     for name, raw in rows.items():
         row = _dict(raw)
@@ -289,6 +291,10 @@ def _bars_table(label: str, rows: dict[str, Any]) -> str:
             cells.append(f'<td class="num">{_fmt(_num(row.get("process_acc")))}</td>')
         if has_ceiling:
             cells.append(f'<td class="num">{_fmt(ceiling)}</td>')
+        if has_pass_hat:
+            pass_hat = _dict(row.get("pass_hat_k"))
+            text = ", ".join(f"k={k}: {_fmt(_num(v))}" for k, v in pass_hat.items())
+            cells.append(f'<td class="num">{_e(text)}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
     return f'<table class="bars">{head}{"".join(body)}</table>'
 
@@ -296,13 +302,14 @@ def _bars_table(label: str, rows: dict[str, Any]) -> str:
 def _groups_table(block: dict[str, Any]) -> str:
     groups = _dict(block.get("groups"))
     official = _dict(block.get("groups_official"))
+    intervals = _dict(block.get("groups_ci95"))  # not written yet by every version; drawn when present
     head = "<tr><th>group</th><th>score</th><th class=\"barcol\"></th>"
     head += ("<th>official</th>" if official else "") + "</tr>"
     rows = []
     for name, raw in groups.items():
         value = _num(raw)
         row = f'<td class="name">{_e(name)}</td><td class="num">{_fmt(value)}</td>'
-        row += f'<td class="barcol">{_bar(value, None, None)}</td>'
+        row += f'<td class="barcol">{_bar(value, _ci(intervals.get(name)), None)}</td>'
         if official:
             row += f'<td class="num official">{_fmt(_num(official.get(name)))}</td>'
         rows.append(f"<tr>{row}</tr>")

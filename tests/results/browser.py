@@ -270,6 +270,9 @@ class Browser:
 
     def open(self, path: Path, timeout: float | None = None) -> float:
         """Load a file and wait for its load event; the seconds that took."""
+        # Events of the previous page would blame this one for their errors: start afresh.
+        self.events.clear()
+        self._consumed.clear()
         start = time.monotonic()
         self.call("Page.navigate", url=path.resolve().as_uri())
         self.wait_event("Page.loadEventFired", timeout)
@@ -302,6 +305,22 @@ class Browser:
         x, y = box
         for kind in ("mousePressed", "mouseReleased"):
             self.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+
+    def type_text(self, selector: str, text: str) -> None:
+        """Focus an input and type into it as a keyboard would (input events included)."""
+        self.evaluate(f"document.querySelector({json.dumps(selector)}).focus()")
+        self.call("Input.insertText", text=text)
+
+    def wait_for(self, expression: str, timeout: float = 10.0) -> Any:
+        """Poll a JavaScript expression until it is truthy; its value."""
+        deadline = time.monotonic() + timeout
+        while True:
+            value = self.evaluate(expression)
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise BrowserError(f"still false after {timeout} s: {expression}")
+            time.sleep(0.05)
 
     def screenshot(self, path: Path, *, full_page: bool = False) -> None:
         params: dict[str, Any] = {"format": "png"}

@@ -283,6 +283,19 @@ def test_category_bar_draws_accuracy_interval_and_ceiling() -> None:
     assert "[0.670, 0.890]" in page
 
 
+def test_repeats_pass_hat_k_flaky_and_group_intervals() -> None:
+    report = synthetic_report(10)
+    block = json.loads(json.dumps(report["metrics"]["acebench/en"]))
+    block["categories"]["normal_atom_bool"]["pass_hat_k"] = {"1": 0.8, "2": 0.65}
+    block["groups_ci95"] = {"atom": [0.5, 0.75]}
+    block["flaky"] = ["toolcall::acebench[en/normal_atom_bool_7]"]
+    report["metrics"]["acebench/en"] = block
+    page = render_html(report)
+    assert '<th>pass^k</th>' in page and "k=1: 0.800, k=2: 0.650" in page
+    assert '<div class="whisker" style="left:50.0%;width:25.00%"></div>' in page
+    assert "<h3>flaky</h3>" in page and "toolcall::acebench[en/normal_atom_bool_7]" in page
+
+
 def test_groups_overall_partial_and_official_values() -> None:
     page = render_html(synthetic_report(10))
     assert page.count('<span class="label">OVERALL</span>') == 3  # two ACEBench blocks and cases

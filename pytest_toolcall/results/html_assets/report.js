@@ -193,7 +193,7 @@
 
   function fieldSections(s, keys, title) {
     keys.forEach(function (k) {
-      if (present(s[k])) section(title ? title + (keys.length > 1 ? " — " + k : "") : k, [pre(s[k])]);
+      if (present(s[k])) section(k === title ? k : title + " — " + k, [pre(s[k])]);
     });
   }
 
@@ -235,7 +235,12 @@
     fieldSections(s, CALL_FIELDS, "calls");
     fieldSections(s, EXPECTED_FIELDS, "expected");
     if (present(s.steps)) section("steps", stepsView(s.steps));
-    fieldSections(s, TRANSCRIPT_FIELDS, "transcript");
+    TRANSCRIPT_FIELDS.forEach(function (k) {
+      if (!present(s[k])) return;
+      // A transcript that is a list of chat messages reads better as a dialogue than as JSON.
+      var dialogue = Array.isArray(s[k]) && s[k].every(function (m) { return m && typeof m === "object" && "role" in m; });
+      section(k === "transcript" ? k : "transcript — " + k, dialogue ? messagesView(s[k]) : [pre(s[k])]);
+    });
     var rest = {};
     var any = false;
     Object.keys(s).forEach(function (k) { if (!SHOWN.has(k)) { rest[k] = s[k]; any = true; } });

@@ -65,7 +65,7 @@ def render_html(report: dict[str, Any]) -> str:
         nav.append(("comparison", "Comparison"))
         body.append(_comparison_section(comparison))
     nav.append(("items", f"Items ({len(samples)})"))
-    body.append(_items_section())
+    body.append(_items_section(comparison is not None))
 
     links = "".join(f'<a href="#{_e(anchor)}">{_e(label)}</a>' for anchor, label in nav)
     return (
@@ -261,7 +261,8 @@ def _overall_line(block: dict[str, Any], shown: set[str]) -> str:
             text += ' <span class="badge partial">partial</span>'
             if missing:
                 text += f' <span class="missing">missing: {_e(missing)}</span>'
-        return f'<p class="overall"><span class="label">{_e(label)}</span> {text} {_bar(value, ci, None)}</p>'
+        # A div, not a p: the bar is a div, and a div inside a p would end the paragraph early.
+        return f'<div class="overall"><span class="label">{_e(label)}</span> {text} {_bar(value, ci, None)}</div>'
     return ""
 
 
@@ -389,8 +390,9 @@ def _comparison_section(comparison: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-def _items_section() -> str:
+def _items_section(compared: bool) -> str:
     """The browser's frame; the script fills it from the embedded data."""
+    hidden = "" if compared else " hidden"  # the regressed/fixed filter means nothing without a baseline
     return (
         '<section id="items"><h2>Items</h2>'
         "<noscript><p>The item browser needs JavaScript; the numbers above do not.</p></noscript>"
@@ -399,7 +401,7 @@ def _items_section() -> str:
         '<label>category <select id="f-category"><option value="">all</option></select></label>'
         '<label>outcome <select id="f-outcome"><option value="">all</option></select></label>'
         '<label>failure kind <select id="f-kind"><option value="">all</option></select></label>'
-        '<label>compared <select id="f-compare"><option value="">all</option>'
+        f'<label{hidden}>compared <select id="f-compare"><option value="">all</option>'
         '<option value="regressed">regressed</option><option value="fixed">fixed</option></select></label>'
         '<label>id <input id="f-search" type="search" placeholder="search node id" autocomplete="off"></label>'
         '<button id="f-reset" type="button">reset</button>'

@@ -268,13 +268,13 @@ class Browser:
 
     # --- what tests use ---
 
-    def open(self, path: Path, timeout: float | None = None) -> float:
-        """Load a file and wait for its load event; the seconds that took."""
+    def open(self, path: Path, timeout: float | None = None, *, fragment: str = "") -> float:
+        """Load a file (``#fragment`` appended when given) and wait for its load event; the seconds that took."""
         # Events of the previous page would blame this one for their errors: start afresh.
         self.events.clear()
         self._consumed.clear()
         start = time.monotonic()
-        self.call("Page.navigate", url=path.resolve().as_uri())
+        self.call("Page.navigate", url=path.resolve().as_uri() + (f"#{fragment}" if fragment else ""))
         self.wait_event("Page.loadEventFired", timeout)
         return time.monotonic() - start
 
@@ -305,6 +305,11 @@ class Browser:
         x, y = box
         for kind in ("mousePressed", "mouseReleased"):
             self.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+
+    def press_enter(self) -> None:
+        """Enter pressed and released on whatever has the focus."""
+        for kind in ("keyDown", "keyUp"):
+            self.call("Input.dispatchKeyEvent", type=kind, key="Enter", code="Enter", windowsVirtualKeyCode=13)
 
     def type_text(self, selector: str, text: str) -> None:
         """Focus an input and type into it as a keyboard would (input events included)."""

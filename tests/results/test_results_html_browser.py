@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import struct
 import time
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -111,6 +112,10 @@ def test_ten_thousand_items_load_fast_and_are_all_listed(browser: Browser, large
     elapsed = time.monotonic() - start
     assert elapsed < LOAD_BUDGET_S, f"the 10,000-item page took {elapsed:.2f} s to be ready"
     assert count_text(browser) == f"{LARGE} of {LARGE} items"
+    # The summary's markup nests as written (a bar inside a <p> would be pushed out of it by the parser):
+    # one headline bar per block, every bar in its table cell or headline.
+    assert browser.evaluate("document.querySelectorAll('section.block > div.overall > .bar').length") == 4
+    assert browser.evaluate("[...document.querySelectorAll('.bar')].every(b => b.closest('td, div.overall'))")
     # One page of rows in the document, not ten thousand.
     assert browser.evaluate("document.querySelectorAll('#item-rows tr').length") == 100
     assert browser.evaluate(ALL_LISTED) == [nodeid_of(i) for i in range(LARGE)]
@@ -205,6 +210,26 @@ def test_hostile_output_stays_text(browser: Browser, tmp_path: Path) -> None:
     assert browser.evaluate("document.querySelectorAll('script').length") == 2
     assert HOSTILE in browser.evaluate("document.querySelector('header .model').textContent")
     assert_clean(browser)  # no dialog: alert() never ran
+
+
+def test_an_address_names_an_item_and_the_keyboard_opens_one(browser: Browser, tmp_path: Path) -> None:
+    report = synthetic_report(300, comparison=False)
+    page = tmp_path / "address.html"
+    write_html(report, page)
+    target = nodeid_of(250)  # on the third page of the unfiltered list
+    browser.open(page, fragment="item=" + urllib.parse.quote(target, safe=""))
+    browser.wait_for("document.body.dataset.ready === 'true'")
+    assert browser.evaluate(ALL_LISTED) == [target]
+    assert target in detail_text(browser)
+    # Without a baseline the regressed/fixed filter is not offered.
+    assert browser.evaluate("document.getElementById('f-compare').closest('label').hidden") is True
+
+    browser.click("#f-reset")
+    browser.evaluate("document.querySelector('#item-rows tr:nth-child(5)').focus()")
+    browser.press_enter()
+    assert nodeid_of(4) in detail_text(browser)
+    assert browser.evaluate("decodeURIComponent(location.hash)") == f"#item={nodeid_of(4)}"
+    assert_clean(browser)
 
 
 def test_a_transcript_of_messages_reads_as_a_dialogue(browser: Browser, tmp_path: Path) -> None:

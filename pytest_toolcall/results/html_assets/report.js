@@ -108,6 +108,7 @@
       var i = filtered[p], s = samples[i];
       var tr = document.createElement("tr");
       tr.dataset.index = String(i);
+      tr.tabIndex = 0;  // reachable with the keyboard; Enter opens it
       if (i === selected) tr.className = "selected";
       tr.appendChild(make("td", str(s.outcome), "outcome o-" + str(s.outcome).replace(/[^a-z_]/gi, "")));
       tr.appendChild(make("td", str(s.nodeid), "nodeid"));
@@ -204,6 +205,8 @@
       tr.classList.toggle("selected", tr.dataset.index === String(i));
     });
     detail.replaceChildren();
+    // The address names the item, so a link to the report can point at it (see the end of this file).
+    if (history.replaceState) history.replaceState(null, "", "#item=" + encodeURIComponent(str(s.nodeid)));
     detail.appendChild(make("h3", "item"));
     detail.appendChild(make("p", str(s.nodeid), "detail-nodeid"));
     var head = keyTable(s, HEAD_FIELDS.filter(function (k) { return k !== "nodeid"; }));
@@ -288,6 +291,10 @@
     var tr = event.target.closest("tr");
     if (tr && tr.dataset.index !== undefined) showDetail(Number(tr.dataset.index));
   });
+  rowsBody.addEventListener("keydown", function (event) {
+    var tr = event.target.closest("tr");
+    if (event.key === "Enter" && tr && tr.dataset.index !== undefined) showDetail(Number(tr.dataset.index));
+  });
   document.addEventListener("click", function (event) {
     var link = event.target.closest("a.kind-link, a.item-link");
     if (!link) return;
@@ -304,5 +311,8 @@
   });
 
   applyFilters();
+  if (location.hash.indexOf("#item=") === 0) {
+    try { showNodeid(decodeURIComponent(location.hash.slice(6))); } catch (e) { /* a malformed address */ }
+  }
   document.body.dataset.ready = "true";
 })();

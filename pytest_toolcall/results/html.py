@@ -192,8 +192,8 @@ def _run_section(run: dict[str, Any], schema: Any) -> str:
         parts.append("<h3>Datasets</h3>")
         for name, info in datasets.items():
             if isinstance(info, dict):
-                scalars = {k: v for k, v in info.items() if not isinstance(v, (dict, list)) or k != "warnings"}
-                parts.append(f"<h4>{_e(name)}</h4>{_kv_table(scalars)}")
+                fields = {k: v for k, v in info.items() if k != "warnings"}
+                parts.append(f"<h4>{_e(name)}</h4>{_kv_table(fields)}")
                 warnings = _list(info.get("warnings"))
                 if warnings:
                     items = "".join(f"<li>{_e(_text(w))}</li>" for w in warnings)

@@ -116,8 +116,9 @@ def test_ten_thousand_items_load_fast_and_are_all_listed(browser: Browser, large
     # one headline bar per block, every bar in its table cell or headline.
     assert browser.evaluate("document.querySelectorAll('section.block > div.overall > .bar').length") == 4
     assert browser.evaluate("[...document.querySelectorAll('.bar')].every(b => b.closest('td, div.overall'))")
-    # One page of rows in the document, not ten thousand.
+    # One page of rows in the document, not ten thousand, and no detail until an item is clicked.
     assert browser.evaluate("document.querySelectorAll('#item-rows tr').length") == 100
+    assert browser.evaluate("document.querySelectorAll('#detail pre, #detail table').length") == 0
     assert browser.evaluate(ALL_LISTED) == [nodeid_of(i) for i in range(LARGE)]
     assert_clean(browser)
 
@@ -189,6 +190,7 @@ def test_summary_links_filter_and_open_items(large: Browser) -> None:
     large.click(f'a.item-link[data-nodeid="{nodeid_of(10)}"]')
     assert large.evaluate(ALL_LISTED) == [nodeid_of(10)]
     assert "regressed (pass → fail)" in detail_text(large)
+    assert large.evaluate("decodeURIComponent(location.hash)") == f"#item={nodeid_of(10)}"
     assert_clean(large)
 
 

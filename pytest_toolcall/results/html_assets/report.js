@@ -251,12 +251,15 @@
   }
 
   function showNodeid(nodeid) {
+    // Search for it even when it is not in this run (a baseline's unit that did not run): the empty list
+    // then says so.
+    fBlock.value = ""; fOutcome.value = ""; fKind.value = ""; fCompare.value = "";
+    fSearch.value = nodeid;
+    refreshCategories();
+    fCategory.value = "";
+    applyFilters();
     for (var i = 0; i < samples.length; i++) {
       if (samples[i].nodeid === nodeid) {
-        fBlock.value = ""; fCategory.value = ""; fOutcome.value = ""; fKind.value = ""; fCompare.value = "";
-        fSearch.value = nodeid;
-        refreshCategories();
-        applyFilters();
         showDetail(i);
         return;
       }
@@ -298,6 +301,9 @@
   document.addEventListener("click", function (event) {
     var link = event.target.closest("a.kind-link, a.item-link");
     if (!link) return;
+    // Scroll by hand rather than follow href="#items": the address should name the item, not the section.
+    event.preventDefault();
+    el("items").scrollIntoView();
     if (link.classList.contains("item-link")) {
       showNodeid(link.dataset.nodeid);
     } else {

@@ -270,7 +270,10 @@ def _bars_table(label: str, rows: dict[str, Any]) -> str:
     has_process = any(_num(_dict(r).get("process_acc")) is not None for r in rows.values())
     has_ceiling = any(_num(_dict(r).get("ceiling")) is not None for r in rows.values())
     has_pass_hat = any(_dict(_dict(r).get("pass_hat_k")) for r in rows.values())
-    head = f"<tr><th>{_e(label)}</th><th>n</th><th>passed</th><th>accuracy</th><th>95 % CI</th>"
+    # Errors are counted apart from failures (a request that failed is not a wrong answer); shown when any.
+    has_errors = any(_num(_dict(r).get("errors")) for r in rows.values())
+    head = f"<tr><th>{_e(label)}</th><th>n</th><th>passed</th>" + ("<th>errors</th>" if has_errors else "")
+    head += "<th>accuracy</th><th>95 % CI</th>"
     head += "<th class=\"barcol\">accuracy (▮ 95 % CI, ┃ ceiling)</th>"
     head += ("<th>process</th>" if has_process else "") + ("<th>ceiling</th>" if has_ceiling else "")
     head += ("<th>pass^k</th>" if has_pass_hat else "") + "</tr>"
@@ -284,6 +287,7 @@ def _bars_table(label: str, rows: dict[str, Any]) -> str:
             f'<td class="name">{_e(name)}</td>',
             f'<td class="num">{_e(_text(row.get("n")))}</td>',
             f'<td class="num">{_e(_text(row.get("passed")))}</td>',
+            f'<td class="num">{_e(_text(row.get("errors")))}</td>' if has_errors else "",
             f'<td class="num">{_fmt(accuracy)}</td>',
             f'<td class="num ci">{f"[{_fmt(ci[0])}, {_fmt(ci[1])}]" if ci else ""}</td>',
             f'<td class="barcol">{_bar(accuracy, ci, ceiling)}</td>',

@@ -281,6 +281,17 @@ def test_category_bar_draws_accuracy_interval_and_ceiling() -> None:
            '</div><div class="ceiling" title="ceiling 0.860" style="left:86.0%"></div>')
     assert page.count(bar) == 8  # four categories in each ACEBench block
     assert "[0.670, 0.890]" in page
+    assert "<th>errors</th>" not in page  # no category had an error
+
+
+def test_category_errors_are_counted_apart() -> None:
+    report = synthetic_report(10)
+    report["metrics"]["acebench/en"] = json.loads(json.dumps(report["metrics"]["acebench/en"]))
+    report["metrics"]["acebench/en"]["categories"]["special_incomplete"].update(passed=38, errors=2)
+    page = render_html(report)
+    assert page.count("<th>errors</th>") == 1
+    assert ('<td class="name">special_incomplete</td><td class="num">50</td><td class="num">38</td>'
+            '<td class="num">2</td>') in page
 
 
 def test_repeats_pass_hat_k_flaky_and_group_intervals() -> None:

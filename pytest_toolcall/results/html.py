@@ -522,4 +522,11 @@ def _finite(value: Any) -> Any:
 
 
 def _asset(name: str) -> str:
-    return resources.files(__package__).joinpath(_ASSETS, name).read_text(encoding="utf-8")
+    try:
+        return resources.files(__package__).joinpath(_ASSETS, name).read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        # Only a broken install gets here: the assets are package data and must ship with the wheel.
+        raise RuntimeError(
+            f"pytest_toolcall/results/{_ASSETS}/{name} is missing from the installed package; "
+            "reinstall pytest-toolcall (its package data includes results/html_assets/*)"
+        ) from exc

@@ -142,14 +142,20 @@ class _Lines:
 
 
 class _CaseLoader(yaml.SafeLoader):
-    """pyyaml's safe loader, minus timestamps: ``date: 2024-05-01`` stays the string a tool expects
-    (a ``datetime.date`` is not JSON and could never equal a model's argument)."""
+    """pyyaml's safe loader (YAML 1.1), with two YAML 1.2 habits users expect: no timestamps, so that
+    ``date: 2024-05-01`` stays the string a tool expects (a ``datetime.date`` is not JSON and could never
+    equal a model's argument), and ``1e-9`` is a number (YAML 1.1 wants ``1.0e-9``, else a string)."""
 
 
 _CaseLoader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+_CaseLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."),
+)
 
 
 def _read_yaml(name: str, text: str) -> tuple[Any, _Lines]:

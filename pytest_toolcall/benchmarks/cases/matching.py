@@ -114,7 +114,7 @@ def judge(
             [f"the answer was cut by the token limit (finish_reason 'length'); {outcome.kind}:"]
             + ["  " + line for line in lines],
         )
-    elif kind in (NO_CALL, MISSING_CALL) and has_tool_markup(content, [c["name"] for c in _expected(expect)]):
+    elif kind in (NO_CALL, MISSING_CALL) and has_tool_markup(content, _tool_names(expect, tools)):
         kind = TOOL_MARKUP_IN_TEXT
         lines = ["the text contains tool-call syntax instead of a native tool call:", *lines]
     lines.append(f"answer: {describe_answer(calls, content)}")
@@ -382,6 +382,11 @@ def has_tool_markup(content: str | None, tool_names: list[str]) -> bool:
     if _MARKUP.search(content):
         return True
     return any(re.search(rf"\b{re.escape(name)}\s*\(", content) for name in tool_names)
+
+
+def _tool_names(expect: dict[str, Any], tools: list[dict[str, Any]] | None) -> list[str]:
+    declared = [t["function"]["name"] for t in tools or []]
+    return list(dict.fromkeys([*declared, *(c["name"] for c in _expected(expect))]))
 
 
 def _expected(expect: dict[str, Any]) -> list[dict[str, Any]]:

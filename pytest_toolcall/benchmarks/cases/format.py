@@ -356,6 +356,10 @@ def _check_oracle(case: Case) -> None:
 
 def _describe(error: jsonschema.ValidationError) -> str:
     """A schema error in the words of the format, with where it is."""
+    matcher = _enclosing_matcher_error(error)
+    if matcher is not None:
+        where = _where(list(matcher.absolute_path))
+        return f"{where}invalid matcher {_short(matcher.instance)}: a matcher is {MATCHER_SHAPES}"
     path = list(error.absolute_path)
     where = _where(path)
     instance = error.instance
@@ -364,21 +368,34 @@ def _describe(error: jsonschema.ValidationError) -> str:
         unknown = sorted(k for k in instance if k not in allowed)
         return f"{where}unknown key {', '.join(map(repr, unknown))} (allowed: {', '.join(allowed)})"
     if error.validator == "oneOf" and isinstance(instance, dict):
-        schema_path = list(error.schema_path)
         if "expect" in path or any(k in instance for k in EXPECT_KINDS):
             present = [k for k in EXPECT_KINDS if k in instance]
             found = f"found {', '.join(present)}" if present else "found none"
             return f"{where}expect needs exactly one of {', '.join(EXPECT_KINDS)} ({found})"
-        if "arguments" in path or "matcher" in str(schema_path):
-            return f"{where}invalid matcher {_short(instance)}: a matcher is {MATCHER_SHAPES}"
         if "prompt" in instance and "messages" in instance:
             return f"{where}a case has 'prompt' or 'messages', not both"
         return f"{where}a case needs 'prompt' or 'messages'"
     if error.validator == "required" and path[:1] == ["cases"] and len(path) == 2 and "expect" in error.message:
         return f"{where}no 'expect'"
+    if error.validator == "minProperties" and path[-1:] == ["parameters"]:
+        # K2-Vendor-Verifier's rule: no call to a tool without parameters validates.
+        return f"{where}empty: a tool with no arguments declares {{type: object, properties: {{}}}}"
     if error.validator == "format" and error.validator_value == "regex":
         return f"{where}invalid $regex {error.instance!r}"
     return f"{where}{error.message}"
+
+
+def _enclosing_matcher_error(error: jsonschema.ValidationError) -> jsonschema.ValidationError | None:
+    """The error about a whole matcher, when ``error`` is about one of its parts: a matcher is judged
+    as a whole (which shape was meant is a guess)."""
+    if error.validator == "format":  # a regex that does not compile: the matcher's shape is right
+        return None
+    current: jsonschema.ValidationError | None = error
+    while current is not None:
+        if current.validator == "oneOf" and "arguments" in current.absolute_path and isinstance(current.instance, dict):
+            return current
+        current = current.parent
+    return None
 
 
 def _where(path: list[Any]) -> str:

@@ -309,8 +309,8 @@ def test_tool_without_parameters(tmp_path):
     )
     assert exc.line == 11
     assert (
-        exc.message
-        == "case 't': tools[0].function.parameters: empty: a tool with no arguments declares {type: object, properties: {}}"
+        exc.message == "case 't': tools[0].function.parameters: empty: "
+        "a tool with no arguments declares {type: object, properties: {}}"
     )
     exc = error(
         tmp_path, "- id: t\n  prompt: Hi\n  tools: [{type: function, function: {name: f}}]\n  expect: {no_call: true}\n"

@@ -368,7 +368,7 @@ def _describe(error: jsonschema.ValidationError) -> str:
         unknown = sorted(k for k in instance if k not in allowed)
         return f"{where}unknown key {', '.join(map(repr, unknown))} (allowed: {', '.join(allowed)})"
     if error.validator == "oneOf" and isinstance(instance, dict):
-        if "expect" in path or any(k in instance for k in EXPECT_KINDS):
+        if {"required": ["no_call"]} in error.validator_value:  # the oneOf of an expectation
             present = [k for k in EXPECT_KINDS if k in instance]
             found = f"found {', '.join(present)}" if present else "found none"
             return f"{where}expect needs exactly one of {', '.join(EXPECT_KINDS)} ({found})"

@@ -394,3 +394,19 @@ def test_tools_of_the_support_module_are_valid(tmp_path):
     line = {"id": "a", "prompt": "Hi", "tools": TOOLS, "expect": {"should_call_tool": True}}
     (case,) = load_case_file(write(tmp_path, "x.toolcall.jsonl", json.dumps(line) + "\n"))
     assert case.tools == TOOLS
+
+
+def test_yaml_anchors_are_fine_but_a_billion_laughs_is_refused(tmp_path):
+    (a, b) = load(
+        tmp_path,
+        "- id: a\n  prompt: &p Weather in Oslo?\n  expect: &e {calls: [{name: get_weather, arguments: {city: Oslo}}]}\n"
+        "- id: b\n  prompt: *p\n  expect: *e\n",
+    )
+    assert a.expect == b.expect and b.messages[-1]["content"] == "Weather in Oslo?"
+    laughs = "x0: &x0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+    laughs += "".join(f"x{i}: &x{i} [{', '.join([f'*x{i - 1}'] * 10)}]\n" for i in range(1, 7))
+    path = write(tmp_path, "laughs.toolcall.yaml", laughs + "cases: [*x6]\n")
+    with pytest.raises(
+        CaseFileError, match=r"laughs\.toolcall\.yaml:1: the file expands to more than 1,000,000 values"
+    ):
+        load_case_file(path)

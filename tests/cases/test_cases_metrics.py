@@ -68,3 +68,46 @@ def test_gate_names_and_values():
     assert gate_value("cases.tag.smoke", block) == pytest.approx(2 / 3)
     for unknown in ("cases.file.nope", "cases.tag.nope", "cases.nope", "general_fc.tool_call_f1", "overall", "cases."):
         assert gate_value(unknown, block) is None
+
+
+def test_case_record_feeds_the_block():
+    from pytest_toolcall.benchmarks.cases.format import Case
+    from pytest_toolcall.benchmarks.cases.metrics import case_record
+    from pytest_toolcall.benchmarks.cases.response import judge_case
+    from tests.cases.cases_support import TOOLS, answer
+
+    case = Case(
+        "t/w.toolcall.yaml",
+        7,
+        "lyon",
+        [],
+        TOOLS,
+        ("smoke",),
+        {},
+        {"calls": [{"name": "get_time", "arguments": {"city": "Lyon"}}]},
+    )
+    record = case_record(case, judge_case(case, answer(("get_time", {"city": "Lyons"}))))
+    assert record == {
+        "benchmark": "cases",
+        "category": "w",
+        "id": "lyon",
+        "file": "t/w.toolcall.yaml",
+        "line": 7,
+        "tags": ["smoke"],
+        "outcome": "failed",
+        "score": 0.0,
+        "failure_kind": "wrong_value",
+        "reason": record["reason"],
+        "calls": [
+            {
+                "position": 1,
+                "name": "get_time",
+                "kind": "wrong_value",
+                "problems": ["get_time.city: expected 'Lyon', got 'Lyons'"],
+            }
+        ],
+    }
+    assert record["reason"].startswith("wrong_value: ")
+    passed = case_record(case, judge_case(case, answer(("get_time", {"city": "Lyon"}))))
+    assert (passed["outcome"], passed["failure_kind"], passed["reason"]) == ("passed", None, "")
+    assert cases_metrics([record, passed])["files"] == {"t/w.toolcall.yaml": {"n": 2, "passed": 1, "accuracy": 0.5}}

@@ -165,6 +165,7 @@ def _read_yaml(name: str, text: str) -> tuple[Any, _Lines]:
         if node is None:
             raise CaseFileError(name, 1, "the file is empty: expected a mapping with 'cases'")
         _check_duplicate_keys(name, node)
+        _check_expanded_size(name, node)
         document = loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -209,6 +210,36 @@ def _check_duplicate_keys(name: str, root: yaml.Node) -> None:
                 stack.append(value)
         elif isinstance(node, yaml.SequenceNode):
             stack.extend(node.value)
+
+
+MAX_VALUES = 1_000_000  # far beyond any real case file; aliases of aliases can reach billions
+
+
+def _check_expanded_size(name: str, root: yaml.Node) -> None:
+    """A file whose aliases expand to an enormous document ("billion laughs") is refused before it is
+    built: validating or sending it would take forever, though the loader itself shares the objects."""
+    sizes: dict[int, int] = {}
+
+    def size(node: yaml.Node) -> int:
+        known = sizes.get(id(node))
+        if known is not None:
+            return known
+        sizes[id(node)] = 1  # a recursive alias counts once: it cannot be sent as JSON anyway
+        if isinstance(node, yaml.MappingNode):
+            total = 1 + sum(size(k) + size(v) for k, v in node.value)
+        elif isinstance(node, yaml.SequenceNode):
+            total = 1 + sum(size(item) for item in node.value)
+        else:
+            total = 1
+        sizes[id(node)] = total
+        return total
+
+    try:
+        too_big = size(root) > MAX_VALUES
+    except RecursionError:
+        too_big = True
+    if too_big:
+        raise CaseFileError(name, 1, f"the file expands to more than {MAX_VALUES:,} values (YAML aliases)")
 
 
 def _read_jsonl(name: str, text: str) -> tuple[Any, _Lines]:

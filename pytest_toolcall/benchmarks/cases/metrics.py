@@ -8,9 +8,11 @@ endpoint lowers no number silently (the gate fails on errors instead). The lead 
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
-from pytest_toolcall.benchmarks.cases.format import case_file_stem
+from pytest_toolcall.benchmarks.cases.format import Case, case_file_stem
+from pytest_toolcall.benchmarks.cases.matching import CaseVerdict
 
 PASSED = "passed"
 ERROR, SKIPPED = "error", "skipped"
@@ -48,6 +50,24 @@ def cases_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
         "passed": total[1],
         "errors": errors,
         "skipped": skipped,
+    }
+
+
+def case_record(case: Case, verdict: CaseVerdict) -> dict[str, Any]:
+    """The fields of a case's sample in the JSON report (plain builtins), and what ``cases_metrics`` reads.
+    The runner adds its own (nodeid, repeat, latency, usage, output...)."""
+    return {
+        "benchmark": "cases",
+        "category": case.stem,
+        "id": case.id,
+        "file": case.file,
+        "line": case.line,
+        "tags": list(case.tags),
+        "outcome": PASSED if verdict.passed else "failed",
+        "score": 1.0 if verdict.passed else 0.0,
+        "failure_kind": verdict.failure_kind,
+        "reason": verdict.message,
+        "calls": [{**asdict(report), "problems": list(report.problems)} for report in verdict.calls],
     }
 
 

@@ -16,7 +16,7 @@ FILES = sorted(p for p in EXAMPLES.iterdir() if p.name.endswith(SUFFIXES))
 
 
 def test_the_examples_cover_every_suffix_and_kind():
-    assert {s for p in FILES for s in SUFFIXES if p.name.endswith(s)} >= {".toolcall.yaml", ".toolcall.jsonl"}
+    assert {s for p in FILES for s in SUFFIXES if p.name.endswith(s)} == set(SUFFIXES)
     expects = [c.expect for p in FILES for c in load_case_file(p)]
     keys = {k for e in expects for k in e} | {k for e in expects for a in e.get("any_of", []) for k in a}
     assert keys >= {"no_call", "should_call_tool", "calls", "ordered", "allow_extra", "any_of"}

@@ -466,3 +466,22 @@ def test_answers_from_the_public_type_and_the_internal_one_agree():
     public = ToolCallResponse.from_chat_response(internal)
     expect = {"calls": [{"name": "get_weather", "arguments": {"city": "Lyon"}}]}
     assert verdict(expect, internal) == verdict(expect, public)
+
+
+def test_hostile_arguments_give_a_verdict_not_a_crash():
+    deep = "[" * 5000 + "]" * 5000  # beyond json's nesting limit: not JSON for us
+    assert_fails(PARIS, answer(("get_weather", '{"city": ' + deep + "}")), "invalid_json")
+    nested = '{"city": ' + "[" * 500 + "]" * 500 + "}"  # JSON, but not what the schema wants
+    assert_fails(PARIS, answer(("get_weather", nested)), "schema_violation", "$.city")
+    assert_fails(PARIS, answer(("get_weather", '{"city": "' + "x" * 100_000 + '"}')), "wrong_value", "...")
+    huge = '{"city": ' + "9" * 5000 + "}"  # beyond Python's int digit limit
+    assert_fails(PARIS, answer(("get_weather", huge)), "invalid_json")
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+    expect = {"calls": [{"name": "f", "arguments": {"a": {"b": 1}}}]}
+    assert_fails(
+        expect,
+        answer(("f", '{"a": {"b": ' + "[" * 500 + "]" * 500 + "}}")),
+        "wrong_value",
+        "f.a.b: expected 1, got [[[",
+        tools=tools,
+    )

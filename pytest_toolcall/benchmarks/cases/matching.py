@@ -189,7 +189,7 @@ def _judge(expect: dict[str, Any], calls: list[AnswerCall], invalid: list[CallRe
         return _Outcome(NO_CALL, ["expected a tool call, got none"])
     if invalid:
         reports = invalid + [
-            CallReport(c.position, c.name, None) for c in calls if c.position not in _positions(invalid)
+            CallReport(c.position, c.name, None) for c in calls if c.position not in {r.position for r in invalid}
         ]
         lines = [problem for report in invalid for problem in report.problems]
         return _Outcome(invalid[0].kind, lines, sorted(reports, key=lambda r: r.position or 0))
@@ -235,6 +235,7 @@ def _explain(
     """Pairs what is left unmatched by tool name (fewest differences first) to say what differed."""
     free_answers = [j for j in range(len(calls)) if j not in matched.values()]
     reports = {calls[j].position: CallReport(calls[j].position, calls[j].name, None) for j in matched.values()}
+    missing: list[CallReport] = []
     lines: list[str] = []
     kinds: list[str] = []
     for i in (i for i in range(len(expected)) if i not in matched):
@@ -249,7 +250,7 @@ def _explain(
         else:
             lines.append(f"missing call {i + 1}: {_show_call(expected[i])}")
             kinds.append(MISSING_CALL)
-            reports[-i - 1] = CallReport(None, expected[i]["name"], MISSING_CALL)
+            missing.append(CallReport(None, expected[i]["name"], MISSING_CALL))
     for j in free_answers:
         call = calls[j]
         again = any(e["name"] == call.name for e in expected)
@@ -260,8 +261,7 @@ def _explain(
         reports[call.position] = CallReport(call.position, call.name, EXTRA_CALL)
         kinds.append(EXTRA_CALL)
     kind = next(k for k in (WRONG_VALUE, MISSING_CALL, EXTRA_CALL) if k in kinds)
-    ordered_reports = sorted(reports.values(), key=lambda r: (r.position is None, r.position or 0))
-    return _Outcome(kind, lines, ordered_reports)
+    return _Outcome(kind, lines, [reports[p] for p in sorted(reports)] + missing)
 
 
 def _maximum_matching(accepts: list[list[int]], n_answers: int) -> dict[int, int]:
@@ -396,17 +396,13 @@ def _expected(expect: dict[str, Any]) -> list[dict[str, Any]]:
     return found
 
 
-def _positions(reports: list[CallReport]) -> set[int | None]:
-    return {r.position for r in reports}
-
-
 def show(value: Any) -> str:
     """A value for a message: strings as Python shows them (``'Lyon'``), the rest as JSON."""
     if isinstance(value, str):
         return _clip(repr(value))
     try:
         return _clip(json.dumps(value, ensure_ascii=False))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return _clip(repr(value))
 
 

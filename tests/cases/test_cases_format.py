@@ -410,3 +410,19 @@ def test_yaml_anchors_are_fine_but_a_billion_laughs_is_refused(tmp_path):
         CaseFileError, match=r"laughs\.toolcall\.yaml:1: the file expands to more than 1,000,000 values"
     ):
         load_case_file(path)
+
+
+def test_tool_result_without_its_call(tmp_path):
+    exc = error(
+        tmp_path,
+        GOOD + "- id: orphan\n  messages:\n    - {role: user, content: Hi}\n"
+        "    - role: assistant\n"
+        "      tool_calls: [{id: c1, type: function, function: {name: get_weather, arguments: '{}'}}]\n"
+        "    - {role: tool, tool_call_id: c2, content: '20 C'}\n  expect: {no_call: true}\n",
+    )
+    assert (exc.line, exc.message) == (
+        14,
+        "case 'orphan': messages[2]: tool result for 'c2', which no earlier tool call has",
+    )
+    exc = error(tmp_path, "- id: t\n  messages: [{role: tool, content: x}]\n  expect: {no_call: true}\n")
+    assert exc.line == 11 and "'tool_call_id' is a required property" in exc.message

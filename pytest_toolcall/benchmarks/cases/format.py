@@ -293,7 +293,9 @@ def _build(name: str, document: Any, lines: _Lines) -> list[Case]:
         where = f"case {case.id!r}"
         if "tools" in raw:
             _check_tools(name, line, case.tools, f"{where}: tools")
-        problem = _semantic_expect_problem(case.expect, {t["function"]["name"] for t in case.tools})
+        problem = _messages_problem(raw.get("messages") or []) or _semantic_expect_problem(
+            case.expect, {t["function"]["name"] for t in case.tools}
+        )
         if problem:
             raise CaseFileError(name, line, f"{where}: {problem}")
         _check_oracle(case)
@@ -341,6 +343,17 @@ def _check_tools(name: str, line: int, tools: list[dict[str, Any]], where: str) 
         if problem:
             message = f"{where}: the parameters of tool {function['name']!r} are not a valid JSON Schema: {problem}"
             raise CaseFileError(name, line, message)
+
+
+def _messages_problem(messages: list[dict[str, Any]]) -> str:
+    """A tool result must answer an earlier assistant tool call: chat APIs refuse the request otherwise,
+    and that is better said now than as a request error of every run."""
+    call_ids: set[str] = set()
+    for number, message in enumerate(messages):
+        call_ids.update(call["id"] for call in message.get("tool_calls") or [])
+        if message["role"] == "tool" and message["tool_call_id"] not in call_ids:
+            return f"messages[{number}]: tool result for {message['tool_call_id']!r}, which no earlier tool call has"
+    return ""
 
 
 def _semantic_expect_problem(expect: dict[str, Any], declared: set[str] | None = None) -> str:

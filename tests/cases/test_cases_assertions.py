@@ -85,3 +85,16 @@ def test_no_call_and_text():
 def test_a_malformed_expect_or_tools_is_the_tests_own_error(expect, tools, fragment):
     with pytest.raises(ValueError, match="assert_tool_calls: invalid expect/tools: .*" + fragment):
         assert_tool_calls(answer(("get_weather", {"city": "Paris"})), expect, tools=tools)
+
+
+def test_the_failure_carries_its_verdict_and_check_does_not_raise():
+    from pytest_toolcall.benchmarks.cases.assertions import ToolCallAssertionError, check_tool_calls
+
+    response = answer(("get_weather", "{oops"))
+    with pytest.raises(ToolCallAssertionError) as info:
+        assert_tool_calls(response, PARIS, tools=TOOLS)
+    assert info.value.verdict.failure_kind == "invalid_json"
+    assert isinstance(info.value, AssertionError) and str(info.value) == info.value.verdict.message
+    verdict = check_tool_calls(response, PARIS, tools=TOOLS)
+    assert (verdict.passed, verdict.failure_kind) == (False, "invalid_json")
+    assert check_tool_calls(answer(("get_weather", {"city": "Paris"})), PARIS).passed

@@ -6,11 +6,33 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_toolcall.benchmarks.cases.format import expect_problem
+from pytest_toolcall.benchmarks.cases.matching import CaseVerdict
 from pytest_toolcall.benchmarks.cases.response import ToolCallResponse, judge_response
 from pytest_toolcall.client import ChatResponse
 from pytest_toolcall.datasets.general_fc import schema_problem
 
-__tracebackhide__ = True  # pytest shows the failing test's line, not this module's
+
+class ToolCallAssertionError(AssertionError):
+    """A failed ``assert_tool_calls``; carries the verdict, so that the plugin can record the test's
+    failure kind (``excinfo.value.verdict.failure_kind``) like a case file's."""
+
+    def __init__(self, verdict: CaseVerdict) -> None:
+        super().__init__(verdict.message)
+        self.verdict = verdict
+
+
+def check_tool_calls(
+    response: ToolCallResponse | ChatResponse, expect: dict[str, Any], tools: list[dict[str, Any]] | None = None
+) -> CaseVerdict:
+    """The verdict of ``response`` against ``expect``, without raising on a failure; ``ValueError`` for
+    a malformed ``expect`` or ``tools``."""
+    problem = _tools_problem(tools) if tools is not None else ""
+    if not problem:
+        names = {t["function"]["name"] for t in tools} if tools is not None else None
+        problem = expect_problem(expect, names)
+    if problem:
+        raise ValueError(f"assert_tool_calls: invalid expect/tools: {problem}")
+    return judge_response(response, expect, tools)
 
 
 def assert_tool_calls(
@@ -18,22 +40,17 @@ def assert_tool_calls(
 ) -> None:
     """Passes silently when ``response`` satisfies ``expect`` (the case-file syntax, e.g.
     ``{"calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]}``); otherwise raises
-    ``AssertionError`` whose message names the failure kind and what differed.
+    ``AssertionError`` (a ``ToolCallAssertionError``) whose message names the failure kind and what
+    differed.
 
     With ``tools`` (the request's OpenAI tool definitions) every call must also name one of them and
     carry arguments valid against its ``parameters``; without, only that they are a JSON object.
     A malformed ``expect`` or ``tools`` is the test's own mistake: ``ValueError``, not a failure.
     """
-    __tracebackhide__ = True
-    problem = _tools_problem(tools) if tools is not None else ""
-    if not problem:
-        names = {t["function"]["name"] for t in tools} if tools is not None else None
-        problem = expect_problem(expect, names)
-    if problem:
-        raise ValueError(f"assert_tool_calls: invalid expect/tools: {problem}")
-    verdict = judge_response(response, expect, tools)
+    __tracebackhide__ = True  # pytest shows the failing test's line, not this function's
+    verdict = check_tool_calls(response, expect, tools)
     if not verdict.passed:
-        raise AssertionError(verdict.message)
+        raise ToolCallAssertionError(verdict)
 
 
 def _tools_problem(tools: Any) -> str:

@@ -469,8 +469,9 @@ def test_answers_from_the_public_type_and_the_internal_one_agree():
 
 
 def test_hostile_arguments_give_a_verdict_not_a_crash():
-    deep = "[" * 5000 + "]" * 5000  # beyond json's nesting limit: not JSON for us
-    assert_fails(PARIS, answer(("get_weather", '{"city": ' + deep + "}")), "invalid_json")
+    deep = '{"city": ' + "[" * 5000 + "]" * 5000 + "}"
+    # Python < 3.13 refuses this nesting in json.loads (not JSON for us); 3.13 parses it (then the schema refuses it).
+    assert verdict(PARIS, answer(("get_weather", deep))).failure_kind in ("invalid_json", "schema_violation")
     nested = '{"city": ' + "[" * 500 + "]" * 500 + "}"  # JSON, but not what the schema wants
     assert_fails(PARIS, answer(("get_weather", nested)), "schema_violation", "$.city")
     assert_fails(PARIS, answer(("get_weather", '{"city": "' + "x" * 100_000 + '"}')), "wrong_value", "...")

@@ -153,21 +153,24 @@ def _validity(call: AnswerCall, tools: list[dict[str, Any]] | None) -> CallRepor
     if failure is None:
         return None
     if failure.kind == SCHEMA_ERROR:
-        problem = f"{label}: {_schema_violation(tools or [], call)}"
+        problem = f"{label}: {_schema_violation(tools or [], call, failure.message)}"
     else:  # the schema itself could not be used (e.g. an unresolvable $ref): no call to this tool is valid
         problem = failure.message
     return CallReport(call.position, call.name, SCHEMA_VIOLATION, (problem,))
 
 
-def _schema_violation(tools: list[dict[str, Any]], call: AnswerCall) -> str:
+def _schema_violation(tools: list[dict[str, Any]], call: AnswerCall, failure_message: str) -> str:
     """The violation as jsonschema's best match reports it, with its JSON path (``$.unit``)."""
     from jsonschema.exceptions import best_match
 
     function = next(t["function"] for t in tools if t["function"]["name"] == call.name)
-    error = best_match(compile_schema(function["parameters"]).validator.iter_errors(call.arguments))
-    if error is None:  # cannot happen after validate_tool_calls found one; say so plainly if it does
-        return "schema violation"
-    return f"schema violation at {error.json_path}: {_clip(error.message, 200)}"
+    try:
+        error = best_match(compile_schema(function["parameters"]).validator.iter_errors(call.arguments))
+        if error is not None:
+            return f"schema violation at {error.json_path}: {_clip(error.message, 200)}"
+    except Exception:  # as validate_tool_calls, which found the violation: e.g. nesting beyond recursion
+        pass
+    return f"schema violation: {failure_message}"
 
 
 # ---- the expectation ------------------------------------------------------------------------------
@@ -398,12 +401,13 @@ def _expected(expect: dict[str, Any]) -> list[dict[str, Any]]:
 
 def show(value: Any) -> str:
     """A value for a message: strings as Python shows them (``'Lyon'``), the rest as JSON."""
-    if isinstance(value, str):
-        return _clip(repr(value))
     try:
-        return _clip(json.dumps(value, ensure_ascii=False))
+        return _clip(repr(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
     except (TypeError, ValueError, RecursionError):
-        return _clip(repr(value))
+        try:
+            return _clip(repr(value))
+        except RecursionError:  # a model's arguments nested beyond what repr can walk
+            return f"<{type(value).__name__} nested too deep to show>"
 
 
 def _show_expected(value: Any) -> str:

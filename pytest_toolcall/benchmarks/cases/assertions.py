@@ -1,0 +1,66 @@
+"""``assert_tool_calls``: the rules of case files, for Python tests (re-exported as
+``pytest_toolcall.assert_tool_calls``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_toolcall.benchmarks.cases.format import expect_problem
+from pytest_toolcall.benchmarks.cases.matching import CaseVerdict
+from pytest_toolcall.benchmarks.cases.response import ToolCallResponse, judge_response
+from pytest_toolcall.client import ChatResponse
+from pytest_toolcall.datasets.general_fc import schema_problem
+
+
+class ToolCallAssertionError(AssertionError):
+    """A failed ``assert_tool_calls``; carries the verdict, so that the plugin can record the test's
+    failure kind (``excinfo.value.verdict.failure_kind``) like a case file's."""
+
+    def __init__(self, verdict: CaseVerdict) -> None:
+        super().__init__(verdict.message)
+        self.verdict = verdict
+
+
+def check_tool_calls(
+    response: ToolCallResponse | ChatResponse, expect: dict[str, Any], tools: list[dict[str, Any]] | None = None
+) -> CaseVerdict:
+    """The verdict of ``response`` against ``expect``, without raising on a failure; ``ValueError`` for
+    a malformed ``expect`` or ``tools``."""
+    problem = _tools_problem(tools) if tools is not None else ""
+    if not problem:
+        names = {t["function"]["name"] for t in tools} if tools is not None else None
+        problem = expect_problem(expect, names)
+    if problem:
+        raise ValueError(f"assert_tool_calls: invalid expect/tools: {problem}")
+    return judge_response(response, expect, tools)
+
+
+def assert_tool_calls(
+    response: ToolCallResponse | ChatResponse, expect: dict[str, Any], tools: list[dict[str, Any]] | None = None
+) -> None:
+    """Passes silently when ``response`` satisfies ``expect`` (the case-file syntax, e.g.
+    ``{"calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]}``); otherwise raises
+    ``AssertionError`` (a ``ToolCallAssertionError``) whose message names the failure kind and what
+    differed.
+
+    With ``tools`` (the request's OpenAI tool definitions) every call must also name one of them and
+    carry arguments valid against its ``parameters``; without, only that they are a JSON object.
+    A malformed ``expect`` or ``tools`` is the test's own mistake: ``ValueError``, not a failure.
+    """
+    __tracebackhide__ = True  # pytest shows the failing test's line, not this function's
+    verdict = check_tool_calls(response, expect, tools)
+    if not verdict.passed:
+        raise ToolCallAssertionError(verdict)
+
+
+def _tools_problem(tools: Any) -> str:
+    if not isinstance(tools, list):
+        return "tools must be a list of OpenAI tool definitions"
+    for tool in tools:
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            return f"not an OpenAI tool definition: {tool!r:.80}"
+        problem = schema_problem(function.get("parameters", {}))
+        if problem or not function.get("parameters"):
+            return f"tool {function['name']!r}: parameters are not a valid, non-empty JSON Schema {problem}".rstrip()
+    return ""

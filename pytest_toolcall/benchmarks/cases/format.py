@@ -1,0 +1,453 @@
+"""Case files (``*.toolcall.yaml``, ``*.toolcall.yml``, ``*.toolcall.jsonl``): read, validated, expanded.
+
+Every problem is found here, before any request, and reported as ONE ``CaseFileError`` naming the file
+and the line of the offending case, so that the collector can turn it into a collection error of that
+file while the other files still run. Checks, in order: the syntax (YAML or JSON), duplicate keys,
+the shipped JSON Schema of the format, then what a schema cannot say (unique ids, tools whose
+``parameters`` are valid JSON Schemas, expected calls naming declared tools, regexes that compile) and
+finally that the oracle's answer passes the case: a case no answer can pass is a mistake of its author.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+from jsonschema.exceptions import best_match
+
+from pytest_toolcall.datasets.general_fc import schema_problem
+
+SUFFIXES = (".toolcall.yaml", ".toolcall.yml", ".toolcall.jsonl")
+EXPECT_KINDS = ("no_call", "should_call_tool", "calls", "any_of")
+MATCHER_SHAPES = "{$regex: string}, {$one_of: [values]}, {$approx: number, $tol: number} or {$any: true}"
+
+
+class CaseFileError(Exception):
+    """An invalid case file: ``str()`` is ``<path>:<line>: <message>``."""
+
+    def __init__(self, path: str, line: int, message: str) -> None:
+        super().__init__(f"{path}:{line}: {message}")
+        self.path = path
+        self.line = line
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case, with the file's defaults applied; the unit of one pytest item (``<file>::<id>``)."""
+
+    file: str  # the path as given to the loader
+    line: int  # 1-based line where the case starts
+    id: str
+    messages: list[dict[str, Any]]  # the system message and the prompt already expanded
+    tools: list[dict[str, Any]]
+    tags: tuple[str, ...]
+    settings: dict[str, Any]  # generation settings, as written (``extra_body`` nested)
+    expect: dict[str, Any]
+    source: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)  # the case as written
+
+    @property
+    def stem(self) -> str:
+        """The file name without its case-file suffix: ``weather`` for ``tests/weather.toolcall.yaml``."""
+        return case_file_stem(self.file)
+
+    def sampling(self) -> dict[str, Any]:
+        """The settings as request-body fields: ``extra_body``'s fields are sent at the top level."""
+        body = {k: v for k, v in self.settings.items() if k != "extra_body"}
+        body.update(self.settings.get("extra_body") or {})
+        return body
+
+
+def is_case_file(path: str | Path) -> bool:
+    return Path(path).name.endswith(SUFFIXES)
+
+
+def case_file_stem(path: str | Path) -> str:
+    name = Path(path).name
+    for suffix in SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return Path(path).stem
+
+
+@cache
+def format_schema() -> dict[str, Any]:
+    """The JSON Schema of a case file (shipped as ``case_file.schema.json``)."""
+    text = resources.files(__package__).joinpath("case_file.schema.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+@cache
+def _file_validator() -> Any:
+    return jsonschema.Draft202012Validator(format_schema(), format_checker=jsonschema.FormatChecker(["regex"]))
+
+
+@cache
+def _expect_validator() -> Any:
+    # The same definitions, rooted at ``expect``: for ``assert_tool_calls`` in Python tests.
+    schema = {**format_schema(), "$ref": "#/$defs/expect"}
+    for key in ("properties", "required", "additionalProperties", "type"):
+        schema.pop(key, None)
+    return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker(["regex"]))
+
+
+def load_case_file(path: str | Path) -> list[Case]:
+    """Every case of a file, or a ``CaseFileError`` for the first problem found."""
+    name = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CaseFileError(name, 1, f"cannot read the file: {exc}") from None
+    if name.endswith(".jsonl"):
+        document, lines = _read_jsonl(name, text)
+    else:
+        document, lines = _read_yaml(name, text)
+    return _build(name, document, lines)
+
+
+def expect_problem(expect: Any, tool_names: set[str] | None = None) -> str:
+    """Why ``expect`` is not an expectation of the case-file syntax; "" when it is. With ``tool_names``,
+    every expected call must name one of them."""
+    error = best_match(_expect_validator().iter_errors(expect))
+    if error is None:
+        return _semantic_expect_problem(expect, tool_names)
+    return _describe(error)
+
+
+# ---- reading --------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Lines:
+    """Where things start: the whole document, ``defaults`` and each case (1-based)."""
+
+    document: int = 1
+    defaults: int = 1
+    cases: list[int] = field(default_factory=list)
+
+    def of(self, path: list[Any] | tuple[Any, ...]) -> int:
+        if len(path) >= 2 and path[0] == "cases" and isinstance(path[1], int) and path[1] < len(self.cases):
+            return self.cases[path[1]]
+        if path and path[0] == "defaults":
+            return self.defaults
+        return self.document
+
+
+class _CaseLoader(yaml.SafeLoader):
+    """pyyaml's safe loader (YAML 1.1), with two YAML 1.2 habits users expect: no timestamps, so that
+    ``date: 2024-05-01`` stays the string a tool expects (a ``datetime.date`` is not JSON and could never
+    equal a model's argument), and ``1e-9`` is a number (YAML 1.1 wants ``1.0e-9``, else a string)."""
+
+
+_CaseLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_CaseLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."),
+)
+
+
+def _read_yaml(name: str, text: str) -> tuple[Any, _Lines]:
+    loader = _CaseLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            raise CaseFileError(name, 1, "the file is empty: expected a mapping with 'cases'")
+        _check_duplicate_keys(name, node)
+        _check_expanded_size(name, node)
+        document = loader.construct_document(node)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else 1
+        problem = " ".join(str(part) for part in (exc.context, exc.problem) if part)
+        raise CaseFileError(name, line, f"invalid YAML: {problem}") from None
+    except yaml.YAMLError as exc:
+        raise CaseFileError(name, 1, f"invalid YAML: {exc}") from None
+    finally:
+        loader.dispose()
+    return document, _node_lines(node)
+
+
+def _node_lines(root: yaml.Node) -> _Lines:
+    """Start lines from the composed node tree (constructed dicts carry no position)."""
+    lines = _Lines(document=root.start_mark.line + 1)
+    if isinstance(root, yaml.MappingNode):
+        for key, value in root.value:
+            if key.value == "defaults":
+                lines.defaults = value.start_mark.line + 1
+            elif key.value == "cases" and isinstance(value, yaml.SequenceNode):
+                lines.cases = [item.start_mark.line + 1 for item in value.value]
+    return lines
+
+
+def _check_duplicate_keys(name: str, root: yaml.Node) -> None:
+    """YAML keeps the last of two equal keys silently; a case file with one is a mistake."""
+    stack = [root]
+    seen_nodes: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen_nodes:  # aliases share nodes
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            keys: set[str] = set()
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode):
+                    if key.value in keys:
+                        raise CaseFileError(name, key.start_mark.line + 1, f"duplicate key {key.value!r}")
+                    keys.add(key.value)
+                stack.append(value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+
+
+MAX_VALUES = 1_000_000  # far beyond any real case file; aliases of aliases can reach billions
+
+
+def _check_expanded_size(name: str, root: yaml.Node) -> None:
+    """A file whose aliases expand to an enormous document ("billion laughs") is refused before it is
+    built: validating or sending it would take forever, though the loader itself shares the objects."""
+    sizes: dict[int, int] = {}
+
+    def size(node: yaml.Node) -> int:
+        known = sizes.get(id(node))
+        if known is not None:
+            return known
+        sizes[id(node)] = 1  # a recursive alias counts once: it cannot be sent as JSON anyway
+        if isinstance(node, yaml.MappingNode):
+            total = 1 + sum(size(k) + size(v) for k, v in node.value)
+        elif isinstance(node, yaml.SequenceNode):
+            total = 1 + sum(size(item) for item in node.value)
+        else:
+            total = 1
+        sizes[id(node)] = total
+        return total
+
+    try:
+        too_big = size(root) > MAX_VALUES
+    except RecursionError:
+        too_big = True
+    if too_big:
+        raise CaseFileError(name, 1, f"the file expands to more than {MAX_VALUES:,} values (YAML aliases)")
+
+
+def _read_jsonl(name: str, text: str) -> tuple[Any, _Lines]:
+    """One case per non-blank line; no defaults."""
+    cases: list[Any] = []
+    lines = _Lines()
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            cases.append(json.loads(line, object_pairs_hook=_no_duplicates))
+        except (ValueError, RecursionError) as exc:
+            raise CaseFileError(name, number, f"invalid JSON: {exc}") from None
+        lines.cases.append(number)
+    if not cases:
+        raise CaseFileError(name, 1, "the file has no case")
+    return {"cases": cases}, lines
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError(f"duplicate key {key!r}")
+        result[key] = value
+    return result
+
+
+# ---- checking and expanding -----------------------------------------------------------------------
+
+
+def _build(name: str, document: Any, lines: _Lines) -> list[Case]:
+    error = best_match(_file_validator().iter_errors(document))
+    if error is not None:
+        path = list(error.absolute_path)
+        message = _describe(error)
+        if len(path) >= 2 and path[0] == "cases" and isinstance(document["cases"][path[1]], dict):
+            case_id = document["cases"][path[1]].get("id")
+            message = f"case {case_id!r}: {message}" if isinstance(case_id, str) else f"case {path[1] + 1}: {message}"
+        raise CaseFileError(name, lines.of(path), message)
+    defaults = document.get("defaults") or {}
+    _check_tools(name, lines.defaults, defaults.get("tools") or [], "defaults.tools")
+    cases: list[Case] = []
+    seen: dict[str, int] = {}
+    for index, raw in enumerate(document["cases"]):
+        line = lines.cases[index]
+        if raw["id"] in seen:
+            raise CaseFileError(name, line, f"duplicate case id {raw['id']!r} (first at line {seen[raw['id']]})")
+        seen[raw["id"]] = line
+        case = _expand(name, line, raw, defaults)
+        where = f"case {case.id!r}"
+        if "tools" in raw:
+            _check_tools(name, line, case.tools, f"{where}: tools")
+        problem = _messages_problem(raw.get("messages") or []) or _semantic_expect_problem(
+            case.expect, {t["function"]["name"] for t in case.tools}
+        )
+        if problem:
+            raise CaseFileError(name, line, f"{where}: {problem}")
+        _check_oracle(case)
+        cases.append(case)
+    return cases
+
+
+def _expand(name: str, line: int, raw: dict[str, Any], defaults: dict[str, Any]) -> Case:
+    system = raw.get("system", defaults.get("system"))
+    if "prompt" in raw:
+        messages: list[dict[str, Any]] = [{"role": "user", "content": raw["prompt"]}]
+    else:
+        messages = [dict(m) for m in raw["messages"]]
+    # The system message goes first, unless the messages already open with their own.
+    if system is not None and messages[0]["role"] not in ("system", "developer"):
+        messages.insert(0, {"role": "system", "content": system})
+    base, own = defaults.get("settings") or {}, raw.get("settings") or {}
+    settings = {**base, **own}
+    extra_body = {**base.get("extra_body", {}), **own.get("extra_body", {})}  # merged one level deeper
+    if extra_body:
+        settings["extra_body"] = extra_body
+    tags = tuple(dict.fromkeys([*(defaults.get("tags") or []), *(raw.get("tags") or [])]))
+    return Case(
+        file=name,
+        line=line,
+        id=raw["id"],
+        messages=messages,
+        tools=list(raw["tools"] if "tools" in raw else defaults.get("tools") or []),
+        tags=tags,
+        settings=settings,
+        expect=raw["expect"],
+        source=raw,
+    )
+
+
+def _check_tools(name: str, line: int, tools: list[dict[str, Any]], where: str) -> None:
+    seen: set[str] = set()
+    for tool in tools:
+        function = tool["function"]
+        if function["name"] in seen:
+            # The first of two equal names is the one a call validates against (K2-Vendor-Verifier).
+            raise CaseFileError(name, line, f"{where}: tool {function['name']!r} is declared twice")
+        seen.add(function["name"])
+        problem = schema_problem(function["parameters"])
+        if problem:
+            message = f"{where}: the parameters of tool {function['name']!r} are not a valid JSON Schema: {problem}"
+            raise CaseFileError(name, line, message)
+
+
+def _messages_problem(messages: list[dict[str, Any]]) -> str:
+    """A tool result must answer an earlier assistant tool call: chat APIs refuse the request otherwise,
+    and that is better said now than as a request error of every run."""
+    call_ids: set[str] = set()
+    for number, message in enumerate(messages):
+        call_ids.update(call["id"] for call in message.get("tool_calls") or [])
+        if message["role"] == "tool" and message["tool_call_id"] not in call_ids:
+            return f"messages[{number}]: tool result for {message['tool_call_id']!r}, which no earlier tool call has"
+    return ""
+
+
+def _semantic_expect_problem(expect: dict[str, Any], declared: set[str] | None = None) -> str:
+    """What the schema cannot check: declared tool names and compiling regexes."""
+    for call in _expected_calls(expect):
+        if declared is not None and call["name"] not in declared:
+            known = ", ".join(sorted(declared)) or "none"
+            return f"expected call to undeclared tool {call['name']!r} (declared: {known})"
+        for pattern in _regexes(call.get("arguments") or {}):
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                return f"call {call['name']!r}: invalid $regex {pattern!r}: {exc}"
+    return ""
+
+
+def _expected_calls(expect: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    yield from expect.get("calls") or []
+    for alternative in expect.get("any_of") or []:
+        yield from _expected_calls(alternative)
+
+
+def _regexes(value: Any) -> Iterator[str]:
+    if isinstance(value, dict):
+        if "$regex" in value:
+            yield value["$regex"]
+        else:
+            for item in value.values():
+                yield from _regexes(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _regexes(item)
+
+
+def _check_oracle(case: Case) -> None:
+    # Imported here: the oracle needs the matcher, which needs nothing from this module but the types.
+    from pytest_toolcall.benchmarks.cases.oracle import OracleError, check_oracle
+
+    try:
+        check_oracle(case)
+    except OracleError as exc:
+        raise CaseFileError(case.file, case.line, f"case {case.id!r}: {exc}") from None
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    """A schema error in the words of the format, with where it is."""
+    matcher = _enclosing_matcher_error(error)
+    if matcher is not None:
+        where = _where(list(matcher.absolute_path))
+        return f"{where}invalid matcher {_short(matcher.instance)}: a matcher is {MATCHER_SHAPES}"
+    path = list(error.absolute_path)
+    where = _where(path)
+    instance = error.instance
+    if error.validator == "additionalProperties" and isinstance(instance, dict):
+        allowed = sorted((error.schema.get("properties") or {}).keys())
+        unknown = sorted(k for k in instance if k not in allowed)
+        return f"{where}unknown key {', '.join(map(repr, unknown))} (allowed: {', '.join(allowed)})"
+    if error.validator == "oneOf" and isinstance(instance, dict):
+        if {"required": ["no_call"]} in error.validator_value:  # the oneOf of an expectation
+            present = [k for k in EXPECT_KINDS if k in instance]
+            found = f"found {', '.join(present)}" if present else "found none"
+            return f"{where}expect needs exactly one of {', '.join(EXPECT_KINDS)} ({found})"
+        if "prompt" in instance and "messages" in instance:
+            return f"{where}a case has 'prompt' or 'messages', not both"
+        return f"{where}a case needs 'prompt' or 'messages'"
+    if error.validator == "required" and path[:1] == ["cases"] and len(path) == 2 and "expect" in error.message:
+        return f"{where}no 'expect'"
+    if error.validator == "minProperties" and path[-1:] == ["parameters"]:
+        # K2-Vendor-Verifier's rule: no call to a tool without parameters validates.
+        return f"{where}empty: a tool with no arguments declares {{type: object, properties: {{}}}}"
+    if error.validator == "format" and error.validator_value == "regex":
+        return f"{where}invalid $regex {error.instance!r}"
+    return f"{where}{error.message}"
+
+
+def _enclosing_matcher_error(error: jsonschema.ValidationError) -> jsonschema.ValidationError | None:
+    """The error about a whole matcher, when ``error`` is about one of its parts: a matcher is judged
+    as a whole (which shape was meant is a guess)."""
+    if error.validator == "format":  # a regex that does not compile: the matcher's shape is right
+        return None
+    current: jsonschema.ValidationError | None = error
+    while current is not None:
+        if current.validator == "oneOf" and "arguments" in current.absolute_path and isinstance(current.instance, dict):
+            return current
+        current = current.parent
+    return None
+
+
+def _where(path: list[Any]) -> str:
+    if len(path) >= 2 and path[0] == "cases":
+        path = path[2:]
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".") + ": " if path else ""
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,110 @@
+"""The ``cases`` metrics block: accuracy per file, per tag and overall, and the gate names over it.
+
+A record is one scored item (a case of a file, or a Python test that used ``assert_tool_calls``) with
+``file`` (its path), ``tags`` and ``outcome``. Items whose request errored or that were skipped had no
+answer to score: they are counted apart (``errors``, ``skipped``) and in no accuracy, so that a flaky
+endpoint lowers no number silently (the gate fails on errors instead). The lead adds ``ci95`` later.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from pytest_toolcall.benchmarks.cases.format import Case, case_file_stem
+from pytest_toolcall.benchmarks.cases.matching import CaseVerdict
+
+PASSED = "passed"
+ERROR, SKIPPED = "error", "skipped"
+GATE_PREFIX = "cases."
+
+
+def cases_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """``{"files": {path: {n, passed, accuracy}}, "tags": {...}, "overall", "n", "passed", "errors", "skipped"}``;
+    an accuracy over no scored item is None (no evidence, which a gate must not read as 0 or 1)."""
+    files: dict[str, list[int]] = {}
+    tags: dict[str, list[int]] = {}
+    total = [0, 0]
+    errors = skipped = 0
+    for record in records:
+        outcome = record.get("outcome")
+        if outcome == ERROR:
+            errors += 1
+            continue
+        if outcome == SKIPPED:
+            skipped += 1
+            continue
+        passed = int(outcome == PASSED)
+        for counts in (files.setdefault(str(record["file"]), [0, 0]), total):
+            counts[0] += 1
+            counts[1] += passed
+        for tag in dict.fromkeys(record.get("tags") or ()):
+            counts = tags.setdefault(str(tag), [0, 0])
+            counts[0] += 1
+            counts[1] += passed
+    return {
+        "files": {name: _accuracy(*files[name]) for name in sorted(files)},
+        "tags": {name: _accuracy(*tags[name]) for name in sorted(tags)},
+        "overall": _ratio(*total),
+        "n": total[0],
+        "passed": total[1],
+        "errors": errors,
+        "skipped": skipped,
+    }
+
+
+def case_record(case: Case, verdict: CaseVerdict) -> dict[str, Any]:
+    """The fields of a case's sample in the JSON report (plain builtins), and what ``cases_metrics`` reads.
+    The runner adds its own (nodeid, repeat, latency, usage, output...)."""
+    return {
+        "benchmark": "cases",
+        "category": case.stem,
+        "id": case.id,
+        "file": case.file,
+        "line": case.line,
+        "tags": list(case.tags),
+        "outcome": PASSED if verdict.passed else "failed",
+        "score": 1.0 if verdict.passed else 0.0,
+        "failure_kind": verdict.failure_kind,
+        "reason": verdict.message,
+        "calls": [{**asdict(report), "problems": list(report.problems)} for report in verdict.calls],
+    }
+
+
+def gate_names(block: dict[str, Any]) -> list[str]:
+    """Every gateable metric of a block: ``cases.overall``, ``cases.file.<stem>``, ``cases.tag.<tag>``."""
+    stems = sorted({case_file_stem(path) for path in block.get("files", {})})
+    return [
+        f"{GATE_PREFIX}overall",
+        *(f"{GATE_PREFIX}file.{stem}" for stem in stems),
+        *(f"{GATE_PREFIX}tag.{tag}" for tag in sorted(block.get("tags", {}))),
+    ]
+
+
+def gate_value(name: str, block: dict[str, Any]) -> float | None:
+    """The value a gate compares for ``name``; None when the name is not of this block or has no data.
+
+    ``cases.file.<stem>`` pools every file of that stem (``a/smoke.toolcall.yaml`` and
+    ``b/smoke.toolcall.jsonl`` are one ``smoke``): the gate names a suite, not a path.
+    """
+    if not name.startswith(GATE_PREFIX):
+        return None
+    rest = name[len(GATE_PREFIX) :]
+    if rest == "overall":
+        return block.get("overall")
+    if rest.startswith("file."):
+        stem = rest[len("file.") :]
+        rows = [row for path, row in block.get("files", {}).items() if case_file_stem(path) == stem]
+        return _ratio(sum(r["n"] for r in rows), sum(r["passed"] for r in rows))
+    if rest.startswith("tag."):
+        row = block.get("tags", {}).get(rest[len("tag.") :])
+        return row["accuracy"] if row else None
+    return None
+
+
+def _accuracy(n: int, passed: int) -> dict[str, Any]:
+    return {"n": n, "passed": passed, "accuracy": _ratio(n, passed)}
+
+
+def _ratio(n: int, passed: int) -> float | None:
+    return passed / n if n else None

@@ -1,0 +1,150 @@
+"""The ``oracle`` model's answer to a case: its expectation, made concrete.
+
+The first ``any_of`` alternative is answered; ``no_call`` and ``should_call_tool: false`` get text;
+``should_call_tool: true`` gets a call whose arguments are generated from a tool's JSON Schema (the
+general_fc oracle's generator). Matchers become a value that satisfies them: the first ``$one_of``, the
+``$approx`` value, a schema-valid value for ``$any`` and, for ``$regex``, a simple string built from
+the pattern that full-matches it. With ``allow_extra`` the required properties the case does not list
+are generated too, so that the answer stays valid against the tool's schema.
+
+The loader runs ``check_oracle`` on every case: an expectation the oracle cannot answer, or whose
+answer fails the case (a listed value the schema forbids, a required argument the case forbids), is
+reported at load time, because a real model could not pass it either.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pytest_toolcall.benchmarks.cases.format import Case
+from pytest_toolcall.benchmarks.cases.matching import is_matcher
+from pytest_toolcall.client import ChatResponse
+from pytest_toolcall.oracle_general_fc import Generator, Unsatisfiable, _pattern_strings
+from pytest_toolcall.scoring.general_fc import compile_schema, validate_tool_calls
+
+NO_TOOL_ANSWER = "No tool is needed for this request."
+
+
+class OracleError(Exception):
+    """The oracle cannot build an answer that passes the case."""
+
+
+def oracle_answer(case: Case) -> dict[str, Any]:
+    """The reference the oracle model answers with (``ChatRequest.reference``):
+    ``{"content": text}`` or ``{"content": None, "tool_calls": [{"id", "name", "arguments"}]}``."""
+    return _answer(case.expect, case.tools)
+
+
+def check_oracle(case: Case) -> None:
+    """Raises ``OracleError`` when the oracle's answer does not pass the case."""
+    from pytest_toolcall.benchmarks.cases.response import judge_case
+
+    answer = oracle_answer(case)
+    calls = answer.get("tool_calls") or []
+    response = ChatResponse(answer.get("content"), "tool_calls" if calls else "stop", calls)
+    verdict = judge_case(case, response)
+    if not verdict.passed:
+        raise OracleError(f"even the expected answer fails this case, so no model can pass it: {verdict.message}")
+
+
+def _answer(expect: dict[str, Any], tools: list[dict[str, Any]]) -> dict[str, Any]:
+    if "any_of" in expect:
+        return _answer(expect["any_of"][0], tools)
+    if expect.get("no_call") or expect.get("should_call_tool") is False:
+        return {"content": NO_TOOL_ANSWER}
+    if "calls" not in expect:
+        return {"content": None, "tool_calls": [_any_valid_call(tools)]}
+    calls = []
+    for number, expected in enumerate(expect["calls"]):
+        parameters = _parameters(tools, expected["name"])
+        arguments = _resolve(expected.get("arguments") or {}, parameters, parameters, expected["name"])
+        if expect.get("allow_extra"):
+            arguments = _with_required(arguments, parameters)
+        calls.append(_call(number, expected["name"], arguments))
+    return {"content": None, "tool_calls": calls}
+
+
+def _any_valid_call(tools: list[dict[str, Any]]) -> dict[str, Any]:
+    for tool in tools:
+        parameters = tool["function"]["parameters"]
+        try:
+            arguments = _generator(parameters).value(parameters)
+        except (Unsatisfiable, RecursionError):
+            continue
+        call = _call(0, tool["function"]["name"], arguments)
+        if validate_tool_calls(tools, [call]) is None:
+            return call
+    raise OracleError("no declared tool can be called with arguments valid against its parameters")
+
+
+def _resolve(expected: Any, schema: Any, root: Any, path: str) -> Any:
+    """A value that ``expected`` (plain or matcher) accepts; ``schema`` is the part of the tool's
+    parameters that describes it, when known (``None`` otherwise)."""
+    if is_matcher(expected):
+        if "$one_of" in expected:
+            return expected["$one_of"][0]
+        if "$approx" in expected:
+            return expected["$approx"]
+        if "$regex" in expected:
+            return _regex_string(expected["$regex"], schema, path)
+        try:  # $any: whatever the schema allows
+            return _generator(root).value(schema if schema is not None else {"type": "string"})
+        except (Unsatisfiable, RecursionError) as exc:
+            raise OracleError(f"{path}: cannot build a value for $any: {exc}") from None
+    if isinstance(expected, dict):
+        properties = schema.get("properties") if isinstance(schema, dict) else None
+        return {
+            key: _resolve(value, (properties or {}).get(key), root, f"{path}.{key}") for key, value in expected.items()
+        }
+    if isinstance(expected, list):
+        items = schema.get("items") if isinstance(schema, dict) else None
+        return [_resolve(value, items, root, f"{path}[{i}]") for i, value in enumerate(expected)]
+    return expected
+
+
+def _regex_string(pattern: str, schema: Any, path: str) -> str:
+    """A short string that full-matches ``pattern``: one of the schema's enum values when one does,
+    else one built from the pattern itself."""
+    candidates = [v for v in (schema or {}).get("enum", []) if isinstance(v, str)] if isinstance(schema, dict) else []
+    candidates += _pattern_strings(pattern, 0)
+    for candidate in candidates:
+        if re.fullmatch(pattern, candidate):
+            return candidate
+    raise OracleError(
+        f"{path}: cannot produce a string that fully matches $regex {pattern!r} "
+        "(the oracle needs one: simplify the pattern, or use $one_of)"
+    )
+
+
+def _with_required(arguments: dict[str, Any], parameters: dict[str, Any]) -> dict[str, Any]:
+    """The arguments plus generated values for required properties the case leaves out."""
+    properties = parameters.get("properties") or {}
+    missing = [name for name in parameters.get("required") or [] if name not in arguments]
+    if not missing:
+        return arguments
+    generator = _generator(parameters)
+    extra = {}
+    for name in missing:
+        try:
+            extra[name] = generator.value(properties.get(name, {"type": "string"}))
+        except (Unsatisfiable, RecursionError) as exc:
+            raise OracleError(f"cannot build the required argument {name!r}: {exc}") from None
+    return {**arguments, **extra}
+
+
+def _parameters(tools: list[dict[str, Any]], name: str) -> dict[str, Any]:
+    # The first tool of that name, as validation uses (the loader rejects two anyway).
+    return next(t["function"]["parameters"] for t in tools if t["function"]["name"] == name)
+
+
+def _generator(parameters: dict[str, Any]) -> Generator:
+    compiled = compile_schema(parameters)
+    if compiled.validator is None:
+        raise OracleError(f"the tool's parameters are not a valid JSON Schema: {compiled.problem}")
+    return Generator(parameters, compiled.validator)
+
+
+def _call(number: int, name: str, arguments: Any) -> dict[str, Any]:
+    return {"id": f"call_{number}", "name": name, "arguments": json.dumps(arguments, ensure_ascii=False)}

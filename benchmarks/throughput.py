@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SERVER = REPO / "tests" / "chat_server.py"
+SERVER = REPO / "tests" / "support" / "chat_server.py"
 
 
 def main() -> int:
@@ -195,7 +195,7 @@ def answer_script(root: Path) -> dict[str, object]:
     sys.path.insert(0, str(REPO))
     from pytest_toolcall.benchmarks.acebench.dataset import LANGUAGES, NORMAL, SPECIAL, load_category
     from pytest_toolcall.benchmarks.acebench.prompts import Prompts, acebench_requests
-    from tests.chat_server import text_key
+    from tests.support.chat_server import text_key
 
     prompts = Prompts.load(root)
     answers = {}

@@ -63,6 +63,7 @@ OPTIONS = (
         metavar="MODE",
     ),
     Option("report", "write the JSON report to PATH", metavar="PATH"),
+    Option("html", "write a single-file HTML report to PATH", metavar="PATH"),
     Option("fail-under", "quality gate, e.g. overall=0.8,atom=0.9", metavar="METRIC=VALUE,..."),
     Option("max-errors", "request errors the gate tolerates", default="0", metavar="N"),
 )
@@ -103,6 +104,7 @@ class Settings:
     cache: Path | None  # None: the default location under pytest's cache dir
     cache_mode: str
     report: Path | None
+    html: Path | None
     fail_under: str | None
     max_errors: int
     #: Every option's resolved text (benchmark options are read through ``option``).
@@ -155,6 +157,7 @@ class Settings:
             cache=Path(raw["cache"]).expanduser() if raw["cache"] and raw["cache"] != "off" else None,
             cache_mode="off" if raw["cache"] == "off" else parse_choices("cache-mode", raw["cache-mode"], MODES)[0],
             report=Path(raw["report"]) if raw["report"] else None,
+            html=Path(raw["html"]) if raw["html"] else None,
             fail_under=raw["fail-under"] or None,
             max_errors=parse_number("max-errors", raw["max-errors"], int, minimum=0),
             raw=raw,

@@ -235,7 +235,7 @@ def _block_section(anchor: str, name: str, block: dict[str, Any], kinds: Counter
         if isinstance(value, dict) and value:
             parts.append(f"<h3>{_e(key)}</h3>" + _kv_table(value))
         elif isinstance(value, list) and value:
-            parts.append(f"<h3>{_e(key)}</h3><p class=\"list\">{_e(', '.join(_text(v) for v in value))}</p>")
+            parts.append(f'<h3>{_e(key)}</h3><p class="list">{_e(", ".join(_text(v) for v in value))}</p>')
     parts.append("</section>")
     return "".join(parts)
 
@@ -274,7 +274,7 @@ def _bars_table(label: str, rows: dict[str, Any]) -> str:
     has_errors = any(_num(_dict(r).get("errors")) for r in rows.values())
     head = f"<tr><th>{_e(label)}</th><th>n</th><th>passed</th>" + ("<th>errors</th>" if has_errors else "")
     head += "<th>accuracy</th><th>95 % CI</th>"
-    head += "<th class=\"barcol\">accuracy (▮ 95 % CI, ┃ ceiling)</th>"
+    head += '<th class="barcol">accuracy (▮ 95 % CI, ┃ ceiling)</th>'
     head += ("<th>process</th>" if has_process else "") + ("<th>ceiling</th>" if has_ceiling else "")
     head += ("<th>pass^k</th>" if has_pass_hat else "") + "</tr>"
     body = []
@@ -308,7 +308,7 @@ def _groups_table(block: dict[str, Any]) -> str:
     groups = _dict(block.get("groups"))
     official = _dict(block.get("groups_official"))
     intervals = _dict(block.get("groups_ci95"))  # not written yet by every version; drawn when present
-    head = "<tr><th>group</th><th>score</th><th class=\"barcol\"></th>"
+    head = '<tr><th>group</th><th>score</th><th class="barcol"></th>'
     head += ("<th>official</th>" if official else "") + "</tr>"
     rows = []
     for name, raw in groups.items():
@@ -329,8 +329,8 @@ def _confusion_table(block: dict[str, Any]) -> str:
 
     return (
         '<table class="confusion"><tr><th></th><th>model called a tool</th><th>model did not call</th></tr>'
-        f'<tr><th>should call</th>{cell("TP", "true positive")}{cell("FN", "false negative")}</tr>'
-        f'<tr><th>should not call</th>{cell("FP", "false positive")}{cell("TN", "true negative")}</tr></table>'
+        f"<tr><th>should call</th>{cell('TP', 'true positive')}{cell('FN', 'false negative')}</tr>"
+        f"<tr><th>should not call</th>{cell('FP', 'false positive')}{cell('TN', 'true negative')}</tr></table>"
     )
 
 

@@ -182,8 +182,14 @@ class ToolcallRun:
                 for block_name, block in self.metrics[name].items():
                     for prop, value in benchmark.suite_properties(block_name, block):
                         xml.add_global_property(prop, report.junit_value(value))
-        if self.settings.report:
-            report.write_json_atomic(self.settings.report, self.json_report(samples))
+        if self.settings.report or self.settings.html:
+            document = self.json_report(samples)
+            if self.settings.report:
+                report.write_json_atomic(self.settings.report, document)
+            if self.settings.html:
+                from pytest_toolcall.results.html import write_html
+
+                write_html(document, self.settings.html)
         if self.thresholds:
             errors = sum(1 for r in samples if r.get("outcome") == "error") + len(self.data_problems)
             self.shortfalls = gate.evaluate(self.thresholds, self.all_blocks(), errors, self.settings.max_errors)
@@ -253,6 +259,8 @@ class ToolcallRun:
                 )
         if self.settings.report:
             tr.write_line(f"toolcall report: {self.settings.report}")
+        if self.settings.html:
+            tr.write_line(f"toolcall HTML report: {self.settings.html}")
 
     def pytest_unconfigure(self) -> None:
         # pytest runs five full garbage collections after this (to report unraisable exceptions);

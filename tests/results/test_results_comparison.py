@@ -135,12 +135,15 @@ def test_sign_flip_normal_approximation_under_repeats() -> None:
     p = sign_flip_test(terms)
     assert p == pytest.approx(normal_two_sided((1.5 - 0.5) / math.sqrt(9.75)), rel=1e-9)
     # The exact answer: S = 0.5·(2A - 15) + (2B - 6), A ~ Bin(15, ½), B ~ Bin(6, ½), P(|S| ≥ 1.5).
-    exact = sum(
-        math.comb(15, a) * math.comb(6, b)
-        for a in range(16)
-        for b in range(7)
-        if abs(0.5 * (2 * a - 15) + (2 * b - 6)) >= 1.5 - 1e-9
-    ) / 2**21
+    exact = (
+        sum(
+            math.comb(15, a) * math.comb(6, b)
+            for a in range(16)
+            for b in range(7)
+            if abs(0.5 * (2 * a - 15) + (2 * b - 6)) >= 1.5 - 1e-9
+        )
+        / 2**21
+    )
     assert p == pytest.approx(exact, abs=0.02)
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from conftest import shared_dir
+from conftest import SHIPPED_ROOT, SHIPPED_SET
 from pytest_toolcall.results.html import embed_json, failure_kind_of, render_html, write_html
 
 HOSTILE = "</script><img src=x onerror=alert(1)><!-- <script>alert(2)</script> &amp; \u2028 </SCRIPT >"
@@ -52,8 +52,14 @@ def sample_rule(i: int) -> dict[str, Any]:
         outcome, kind = "failed", KINDS[i % 3]
     else:
         outcome, kind = "passed", None
-    return {"benchmark": benchmark, "lang": lang, "category": category, "block": block, "outcome": outcome,
-            "kind": kind}
+    return {
+        "benchmark": benchmark,
+        "lang": lang,
+        "category": category,
+        "block": block,
+        "outcome": outcome,
+        "kind": kind,
+    }
 
 
 def nodeid_of(i: int) -> str:
@@ -104,50 +110,101 @@ def synthetic_report(n: int, *, hostile: bool = False, comparison: bool = True) 
     """A complete ``pytest-toolcall/report/1`` report with ``n`` items in four blocks."""
     samples = [make_sample(i, hostile=hostile) for i in range(n)]
     categories = {
-        c: {"n": 50, "passed": 40, "failed": 10, "errors": 0, "accuracy": 0.8, "ci95": [0.67, 0.89],
-            "process_acc": None, "ceiling": 0.86}
+        c: {
+            "n": 50,
+            "passed": 40,
+            "failed": 10,
+            "errors": 0,
+            "accuracy": 0.8,
+            "ci95": [0.67, 0.89],
+            "process_acc": None,
+            "ceiling": 0.86,
+        }
         for c in ACEBENCH_CATEGORIES
     }
     acebench = {
         "categories": categories,
         "groups": {"atom": 0.8, "normal": 0.8, "special": 0.8, "agent": 0.8},
         "groups_official": {"atom": 0.8, "normal": 0.8, "special": 0.8, "agent": 0.79},
-        "overall": 0.8, "overall_ci95": [0.75, 0.85], "overall_official": 0.798, "partial": False,
+        "overall": 0.8,
+        "overall_ci95": [0.75, 0.85],
+        "overall_official": 0.798,
+        "partial": False,
         "missing_categories": [],
     }
     report: dict[str, Any] = {
         "schema": "pytest-toolcall/report/1",
         "run": {
-            "model": "synthetic-model", "base_url": "local-endpoint:8000/v1",
-            "started_at": "2026-12-01T10:00:00+00:00", "finished_at": "2026-12-01T10:20:00+00:00",
-            "plugin_version": "9.8.7", "shard": "2/3", "repeat": 1,
-            "datasets": {"acebench": {"commit": "56dd66c", "langs": ["en", "zh"]},
-                         "general_fc": {"files": ["synthetic.jsonl"], "warnings": ["synthetic.jsonl:3: odd"]}},
+            "model": "synthetic-model",
+            "base_url": "local-endpoint:8000/v1",
+            "started_at": "2026-12-01T10:00:00+00:00",
+            "finished_at": "2026-12-01T10:20:00+00:00",
+            "plugin_version": "9.8.7",
+            "shard": "2/3",
+            "repeat": 1,
+            "datasets": {
+                "acebench": {"commit": "56dd66c", "langs": ["en", "zh"]},
+                "general_fc": {"files": ["synthetic.jsonl"], "warnings": ["synthetic.jsonl:3: odd"]},
+            },
         },
         "samples": samples,
         "metrics": {
             "acebench/en": acebench,
             "acebench/zh": {**acebench, "partial": True, "missing_categories": ["agent_multi_turn"]},
-            "general_fc": {"n": 2000, "TP": 1201, "FP": 37, "FN": 58, "TN": 704, "schema_accuracy": 0.97,
-                           "tool_call_precision": 0.97, "tool_call_recall": 0.954, "tool_call_f1": 0.962,
-                           "tool_call_f1_ci95": [0.95, 0.97]},
-            "cases": {"files": {"weather.toolcall.yaml": {"n": 1500, "passed": 1300, "accuracy": 0.867,
-                                                          "ci95": [0.848, 0.883]}},
-                      "tags": {"smoke": {"n": 10, "passed": 9, "accuracy": 0.9}},
-                      "overall": 0.86, "n": 2000, "passed": 1720},
+            "general_fc": {
+                "n": 2000,
+                "TP": 1201,
+                "FP": 37,
+                "FN": 58,
+                "TN": 704,
+                "schema_accuracy": 0.97,
+                "tool_call_precision": 0.97,
+                "tool_call_recall": 0.954,
+                "tool_call_f1": 0.962,
+                "tool_call_f1_ci95": [0.95, 0.97],
+            },
+            "cases": {
+                "files": {
+                    "weather.toolcall.yaml": {"n": 1500, "passed": 1300, "accuracy": 0.867, "ci95": [0.848, 0.883]}
+                },
+                "tags": {"smoke": {"n": 10, "passed": 9, "accuracy": 0.9}},
+                "overall": 0.86,
+                "n": 2000,
+                "passed": 1720,
+            },
         },
-        "usage": {"requests": n, "from_store": n // 3, "retries": 4, "prompt_tokens": 1234567,
-                  "completion_tokens": 76543, "latency_p50_s": 0.61, "latency_p95_s": 1.3, "cost_usd": 2.5},
+        "usage": {
+            "requests": n,
+            "from_store": n // 3,
+            "retries": 4,
+            "prompt_tokens": 1234567,
+            "completion_tokens": 76543,
+            "latency_p50_s": 0.61,
+            "latency_p95_s": 1.3,
+            "cost_usd": 2.5,
+        },
         "comparison": None,
     }
     if comparison:
         report["comparison"] = {
             "baseline": {"path": "main.json", "model": "synthetic-model", "started_at": "2026-11-30T10:00:00+00:00"},
             "metrics": {
-                "acebench/en.overall": {"baseline": 0.85, "now": 0.8, "diff": -0.05, "p_value": 0.0004,
-                                        "regressed": True, "fixed": False},
-                "general_fc.tool_call_f1": {"baseline": 0.95, "now": 0.962, "diff": 0.012, "p_value": 0.41,
-                                            "regressed": False, "fixed": False},
+                "acebench/en.overall": {
+                    "baseline": 0.85,
+                    "now": 0.8,
+                    "diff": -0.05,
+                    "p_value": 0.0004,
+                    "regressed": True,
+                    "fixed": False,
+                },
+                "general_fc.tool_call_f1": {
+                    "baseline": 0.95,
+                    "now": 0.962,
+                    "diff": 0.012,
+                    "p_value": 0.41,
+                    "regressed": False,
+                    "fixed": False,
+                },
             },
             "regressed": [nodeid_of(3), nodeid_of(10)],
             "fixed": [nodeid_of(0)],
@@ -215,8 +272,10 @@ def test_embedded_data_is_exactly_the_samples() -> None:
     assert data["regressed"] == report["comparison"]["regressed"]
     assert data["fixed"] == report["comparison"]["fixed"]
     # Per sample: its block and failure kind, as sample_rule says.
-    assert data["index"] == [[sample_rule(i)["block"], sample_rule(i)["kind"] or (
-        "error" if sample_rule(i)["outcome"] == "error" else None)] for i in range(300)]
+    assert data["index"] == [
+        [sample_rule(i)["block"], sample_rule(i)["kind"] or ("error" if sample_rule(i)["outcome"] == "error" else None)]
+        for i in range(300)
+    ]
 
 
 # --- hostile text -------------------------------------------------------------------------------------
@@ -267,8 +326,16 @@ def test_embed_json_escapes_markup_and_survives_nan_and_surrogates() -> None:
 
 def test_header_names_the_run() -> None:
     page = render_html(synthetic_report(10))
-    for text in ("synthetic-model", "local-endpoint:8000/v1", "2026-12-01T10:00:00+00:00",
-                 "2026-12-01T10:20:00+00:00", "9.8.7", "2/3", "synthetic.jsonl:3: odd", "56dd66c"):
+    for text in (
+        "synthetic-model",
+        "local-endpoint:8000/v1",
+        "2026-12-01T10:00:00+00:00",
+        "2026-12-01T10:20:00+00:00",
+        "9.8.7",
+        "2/3",
+        "synthetic.jsonl:3: odd",
+        "56dd66c",
+    ):
         assert text in page, text
     assert re.search(r"<th>repeat</th><td>1</td>", page)
     assert re.search(r"<th>shard</th><td>2/3</td>", page)
@@ -277,8 +344,10 @@ def test_header_names_the_run() -> None:
 def test_category_bar_draws_accuracy_interval_and_ceiling() -> None:
     page = render_html(synthetic_report(10))
     # accuracy 0.8 → 80 % filled; interval 0.67–0.89 → a whisker from 67 % spanning 22 %; ceiling at 86 %.
-    bar = ('<div class="fill" style="width:80.0%"></div><div class="whisker" style="left:67.0%;width:22.00%">'
-           '</div><div class="ceiling" title="ceiling 0.860" style="left:86.0%"></div>')
+    bar = (
+        '<div class="fill" style="width:80.0%"></div><div class="whisker" style="left:67.0%;width:22.00%">'
+        '</div><div class="ceiling" title="ceiling 0.860" style="left:86.0%"></div>'
+    )
     assert page.count(bar) == 8  # four categories in each ACEBench block
     assert "[0.670, 0.890]" in page
     assert "<th>errors</th>" not in page  # no category had an error
@@ -290,8 +359,9 @@ def test_category_errors_are_counted_apart() -> None:
     report["metrics"]["acebench/en"]["categories"]["special_incomplete"].update(passed=38, errors=2)
     page = render_html(report)
     assert page.count("<th>errors</th>") == 1
-    assert ('<td class="name">special_incomplete</td><td class="num">50</td><td class="num">38</td>'
-            '<td class="num">2</td>') in page
+    assert (
+        '<td class="name">special_incomplete</td><td class="num">50</td><td class="num">38</td><td class="num">2</td>'
+    ) in page
 
 
 def test_repeats_pass_hat_k_flaky_and_group_intervals() -> None:
@@ -302,7 +372,7 @@ def test_repeats_pass_hat_k_flaky_and_group_intervals() -> None:
     block["flaky"] = ["toolcall::acebench[en/normal_atom_bool_7]"]
     report["metrics"]["acebench/en"] = block
     page = render_html(report)
-    assert '<th>pass^k</th>' in page and "k=1: 0.800, k=2: 0.650" in page
+    assert "<th>pass^k</th>" in page and "k=1: 0.800, k=2: 0.650" in page
     assert '<div class="whisker" style="left:50.0%;width:25.00%"></div>' in page
     assert "<h3>flaky</h3>" in page and "toolcall::acebench[en/normal_atom_bool_7]" in page
 
@@ -383,8 +453,11 @@ def test_minimal_and_older_reports_render() -> None:
     assert 'class="whisker"' not in page.split('id="block-2"')[0]
     assert 'class="ceiling"' not in page
     # Without failure_kind every failure still has a kind to filter on.
-    assert all(kind is not None for (_, kind), s in zip(payload(page)["index"], old["samples"], strict=True)
-               if s["outcome"] != "passed")
+    assert all(
+        kind is not None
+        for (_, kind), s in zip(payload(page)["index"], old["samples"], strict=True)
+        if s["outcome"] != "passed"
+    )
 
 
 def test_failure_kind_falls_back_to_the_benchmarks_own_reason() -> None:
@@ -412,12 +485,23 @@ def test_write_html_is_atomic_and_readable(tmp_path: Path) -> None:
 def run_oracle_report(directory: Path) -> dict[str, Any]:
     """A real JSON report from the plugin's oracle run: a few items of every ACEBench category and general_fc."""
     report = directory / "oracle.json"
-    shared = shared_dir()
     command = [
-        sys.executable, "-m", "pytest", "--toolcall-model", "oracle", "--toolcall-lang=all",
-        "--toolcall-bench=acebench,general_fc", f"--toolcall-data-dir={shared / 'acebench'}",
-        f"--toolcall-general-fc={shared / 'general_fc' / 'k2vv_zh_511.jsonl'}", "--toolcall-limit=3",
-        f"--toolcall-report={report}", "-p", "no:cacheprovider", "-q", "-n", "0",
+        sys.executable,
+        "-m",
+        "pytest",
+        "--toolcall-model",
+        "oracle",
+        "--toolcall-lang=all",
+        "--toolcall-bench=acebench,general_fc",
+        f"--toolcall-data-dir={SHIPPED_ROOT}",
+        f"--toolcall-general-fc={SHIPPED_SET}",
+        "--toolcall-limit=3",
+        f"--toolcall-report={report}",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "-n",
+        "0",
     ]
     done = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=300)
     if not report.exists():

@@ -126,17 +126,24 @@ def test_ten_thousand_items_load_fast_and_are_all_listed(browser: Browser, large
 def test_filters_narrow_the_list(large: Browser) -> None:
     choose(large, "f-block", "general_fc")
     choose(large, "f-outcome", "failed")
-    expected = [nodeid_of(i) for i in range(LARGE)
-                if sample_rule(i)["block"] == "general_fc" and sample_rule(i)["outcome"] == "failed"]
+    expected = [
+        nodeid_of(i)
+        for i in range(LARGE)
+        if sample_rule(i)["block"] == "general_fc" and sample_rule(i)["outcome"] == "failed"
+    ]
     assert count_text(large) == f"{len(expected)} of {LARGE} items"
     assert large.evaluate(ALL_LISTED) == expected
 
     choose(large, "f-block", "acebench/zh")
     choose(large, "f-kind", KINDS[1])
     choose(large, "f-category", "special_incomplete")
-    expected = [nodeid_of(i) for i in range(LARGE)
-                if sample_rule(i)["block"] == "acebench/zh" and sample_rule(i)["kind"] == KINDS[1]
-                and sample_rule(i)["category"] == "special_incomplete"]
+    expected = [
+        nodeid_of(i)
+        for i in range(LARGE)
+        if sample_rule(i)["block"] == "acebench/zh"
+        and sample_rule(i)["kind"] == KINDS[1]
+        and sample_rule(i)["category"] == "special_incomplete"
+    ]
     assert expected and large.evaluate(ALL_LISTED) == expected
 
     large.click("#f-reset")
@@ -153,8 +160,11 @@ def test_filters_narrow_the_list(large: Browser) -> None:
 
 def test_clicking_an_item_shows_its_detail(large: Browser) -> None:
     # A failed general_fc item far from the first page: it has messages, tool calls and a reason.
-    index = next(i for i in range(1000, LARGE) if sample_rule(i)["block"] == "general_fc"
-                 and sample_rule(i)["outcome"] == "failed")
+    index = next(
+        i
+        for i in range(1000, LARGE)
+        if sample_rule(i)["block"] == "general_fc" and sample_rule(i)["outcome"] == "failed"
+    )
     large.type_text("#f-search", nodeid_of(index))
     large.wait_for("document.getElementById('count').textContent.startsWith('1 of')")
     assert "Click an item" in detail_text(large)
@@ -182,8 +192,11 @@ def test_clicking_an_item_shows_its_detail(large: Browser) -> None:
 
 def test_summary_links_filter_and_open_items(large: Browser) -> None:
     large.click('a.kind-link[data-block="cases"][data-kind="invalid_json"]')
-    expected = [nodeid_of(i) for i in range(LARGE)
-                if sample_rule(i)["block"] == "cases" and sample_rule(i)["kind"] == "invalid_json"]
+    expected = [
+        nodeid_of(i)
+        for i in range(LARGE)
+        if sample_rule(i)["block"] == "cases" and sample_rule(i)["kind"] == "invalid_json"
+    ]
     assert count_text(large) == f"{len(expected)} of {LARGE} items"
     assert large.evaluate(ALL_LISTED) == expected
 

@@ -13,7 +13,8 @@ import random
 
 import pytest
 
-from pytest_toolcall.datasets.acebench import CATEGORIES, GROUPS, OVERALL_WEIGHTS
+from pytest_toolcall.benchmarks.acebench.dataset import CATEGORIES, GROUPS, OVERALL_WEIGHTS
+from pytest_toolcall.benchmarks.general_fc.metrics import general_fc_metrics
 from pytest_toolcall.results.statistics import (
     RESAMPLES,
     Z95,
@@ -32,7 +33,6 @@ from pytest_toolcall.results.statistics import (
     weighted_groups,
     wilson,
 )
-from pytest_toolcall.scoring.general_fc import general_fc_metrics
 
 # Wilson ------------------------------------------------------------------------------------------
 

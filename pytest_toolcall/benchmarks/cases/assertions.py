@@ -8,8 +8,8 @@ from typing import Any
 from pytest_toolcall.benchmarks.cases.format import expect_problem
 from pytest_toolcall.benchmarks.cases.matching import CaseVerdict
 from pytest_toolcall.benchmarks.cases.response import ToolCallResponse, judge_response
-from pytest_toolcall.client import ChatResponse
-from pytest_toolcall.datasets.general_fc import schema_problem
+from pytest_toolcall.benchmarks.general_fc.dataset import schema_problem
+from pytest_toolcall.model.types import ChatResponse
 
 
 class ToolCallAssertionError(AssertionError):

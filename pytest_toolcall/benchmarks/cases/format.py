@@ -23,7 +23,7 @@ import jsonschema
 import yaml
 from jsonschema.exceptions import best_match
 
-from pytest_toolcall.datasets.general_fc import schema_problem
+from pytest_toolcall.benchmarks.general_fc.dataset import schema_problem
 
 SUFFIXES = (".toolcall.yaml", ".toolcall.yml", ".toolcall.jsonl")
 EXPECT_KINDS = ("no_call", "should_call_tool", "calls", "any_of")

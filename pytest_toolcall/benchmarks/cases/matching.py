@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_toolcall.scoring.general_fc import (
+from pytest_toolcall.benchmarks.general_fc.scoring import (
     JSON_DECODE,
     SCHEMA_ERROR,
     UNKNOWN_TOOL,

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from tests.chat_server import ChatServer, Reply
-from tests.reliability_support import AnswerTable, acebench_answers, load_report, warm_up_client
+from tests.support.chat_server import ChatServer, Reply
+from tests.support.scripted_runs import AnswerTable, acebench_answers, load_report, warm_up_client
 
 warm_up_client()
 

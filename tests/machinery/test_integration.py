@@ -18,7 +18,7 @@ import pytest
 
 from pytest_toolcall.benchmarks.acebench.dataset import NORMAL, SPECIAL, load_category
 from pytest_toolcall.benchmarks.acebench.prompts import Prompts, acebench_requests
-from tests.chat_server import ChatServer, Reply
+from tests.support.chat_server import ChatServer, Reply
 
 API_KEY = "sk-test-KEY-1234567890-never-leak"
 LIMIT = 3

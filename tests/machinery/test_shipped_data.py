@@ -43,7 +43,7 @@ def test_the_package_data_globs_cover_every_shipped_file() -> None:
     """A file the globs miss would be left out of the wheel: an installed plugin without its data."""
     import tomllib
 
-    globs = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["tool"]["setuptools"]
+    globs = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["tool"]["setuptools"]
     patterns = globs["package-data"]["pytest_toolcall"]
     package = SHIPPED_ROOT.parents[2]
     declared = {path for pattern in patterns for path in package.glob(pattern)}

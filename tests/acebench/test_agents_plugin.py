@@ -15,7 +15,7 @@ from pytest_toolcall.benchmarks.acebench.agents import run_multi_step, run_multi
 from pytest_toolcall.benchmarks.acebench.agents.oracle import first_path, oracle_user
 from pytest_toolcall.benchmarks.acebench.dataset import load_category
 from pytest_toolcall.benchmarks.acebench.prompts import Prompts
-from tests.chat_server import ChatServer, Reply
+from tests.support.chat_server import ChatServer, Reply
 
 TRANSCRIPTS = REPO / "data" / "verdicts" / "agent_transcripts.jsonl"
 

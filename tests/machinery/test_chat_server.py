@@ -15,7 +15,7 @@ import openai
 import pytest
 from openai import OpenAI
 
-from tests.chat_server import ChatServer, FaultPlan, Reply, ScriptResponder
+from tests.support.chat_server import ChatServer, FaultPlan, Reply, ScriptResponder
 
 # The HTTP library under the SDK: httpx2 for openai 3.x, httpx before.
 transport = importlib.import_module(openai.DefaultHttpxClient.__mro__[1].__module__)
@@ -179,7 +179,7 @@ def test_concurrent_requests_overlap() -> None:
 
 
 def test_cli_subprocess() -> None:
-    script = Path(__file__).with_name("chat_server.py")
+    script = Path(__file__).parents[1] / "support" / "chat_server.py"
     proc = subprocess.Popen(
         [sys.executable, str(script), "--port", "0", "--latency", "0.01"],
         stdout=subprocess.PIPE,

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.chat_server import FAULT_KINDS, FaultPlan, Reply
-from tests.reliability_support import (
+from tests.support.chat_server import FAULT_KINDS, FaultPlan, Reply
+from tests.support.scripted_runs import (
     WEATHER,
     AnswerTable,
     RecordingServer,

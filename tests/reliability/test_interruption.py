@@ -26,8 +26,8 @@ from typing import Any
 
 import pytest
 
-from tests.chat_server import ChatServer, Reply
-from tests.reliability_support import AnswerTable, acebench_answers
+from tests.support.chat_server import ChatServer, Reply
+from tests.support.scripted_runs import AnswerTable, acebench_answers
 
 API_KEY = "sk-interrupt-0123456789"
 LIMIT = 3

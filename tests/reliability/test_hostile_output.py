@@ -26,8 +26,8 @@ from typing import Any
 
 import pytest
 
-from tests.chat_server import ChatServer, Reply
-from tests.reliability_support import WEATHER, load_report, run_with_deadline, warm_up_client
+from tests.support.chat_server import ChatServer, Reply
+from tests.support.scripted_runs import WEATHER, load_report, run_with_deadline, warm_up_client
 
 warm_up_client()
 

@@ -145,11 +145,19 @@ _NAME = r"[A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*"
 _CLOSE = {"(": ")", "[": "]", "{": "}"}
 
 
+_GENERIC = re.compile(r"<[\w\s,.?<>]*>")
+
+
 def _split_top_level(text: str, separator: str = ",") -> list[str]:
-    """Split at separators outside brackets and string literals; unbalanced text is a syntax error."""
+    """Split at separators outside brackets, generic type arguments (``HashMap<String, Object>``) and
+    string literals; unbalanced text is a syntax error."""
     parts, depth, start, quote, index = [], [], 0, "", 0
     while index < len(text):
         char = text[index]
+        generic = _GENERIC.match(text, index) if char == "<" and index and text[index - 1].isalnum() else None
+        if generic and not quote:
+            index = generic.end()
+            continue
         if quote:
             if char == "\\":
                 index += 1
@@ -172,7 +180,7 @@ def _split_top_level(text: str, separator: str = ",") -> list[str]:
     return parts
 
 
-def _leading_call(source: str) -> tuple[str, str, str] | None:
+def _leading_call(source: str, java: bool) -> tuple[str, str, str] | None:
     """(name, argument text, rest) of a call at the start of ``source``, or None."""
     match = re.match(rf"\s*({_NAME})\s*\(", source)
     if not match:
@@ -192,9 +200,12 @@ def _leading_call(source: str) -> tuple[str, str, str] | None:
         elif char in ")]}":
             depth -= 1
         index += 1
+    name = re.sub(r"\s+", "", match.group(1))
+    if depth == 1 and java:
+        # tree-sitter supplies one missing ")" at the end of a Java call (seen with "f((a=1, b=2)").
+        return name, source[match.end() :], ""
     if depth:
         raise SyntaxError("unclosed call")
-    name = re.sub(r"\s+", "", match.group(1))
     return name, source[match.end() : index - 1], source[index:]
 
 
@@ -220,11 +231,23 @@ def _java_compact(value: str) -> str:
     return "".join(out)
 
 
+def _java_value_ok(value: str) -> bool:
+    """A rough test that a Java argument is an expression: no stray characters, no two words in a row
+    (except after ``new``), ``[`` only after a name or ``]``."""
+    rest = re.sub(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', "S", value)
+    if not rest.strip() or re.search(r"[:#@`\\'\"]", rest):
+        return False
+    if re.search(r"(?<![\w\]])\s*\[", rest) and not re.match(r"\s*new\b", rest):
+        return False
+    words = re.findall(r"[A-Za-z_$][\w$]*(?=\s+[A-Za-z_$\d])", rest)
+    return all(word == "new" for word in words)
+
+
 def _fallback(source: str, language: str) -> Any:
     for statement in _split_top_level(source, ";"):
         if not statement.strip():
             continue
-        call = _leading_call(statement)
+        call = _leading_call(statement, language == "java")
         if call is None:
             raise SyntaxError("not a call")
         name, argument_text, rest = call
@@ -244,6 +267,8 @@ def _fallback(source: str, language: str) -> Any:
             if not value:
                 raise SyntaxError(f"no value for {key}")
             quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
+            if language == "java" and not _java_value_ok(value):
+                raise SyntaxError(f"not a Java expression: {value}")
             if quoted:
                 _store(arguments, key, value[1:-1])
             else:

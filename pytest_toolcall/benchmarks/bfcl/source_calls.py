@@ -180,7 +180,7 @@ def _split_top_level(text: str, separator: str = ",") -> list[str]:
     return parts
 
 
-def _leading_call(source: str, java: bool) -> tuple[str, str, str] | None:
+def _leading_call(source: str) -> tuple[str, str, str] | None:
     """(name, argument text, rest) of a call at the start of ``source``, or None."""
     match = re.match(rf"\s*({_NAME})\s*\(", source)
     if not match:
@@ -201,9 +201,6 @@ def _leading_call(source: str, java: bool) -> tuple[str, str, str] | None:
             depth -= 1
         index += 1
     name = re.sub(r"\s+", "", match.group(1))
-    if depth == 1 and java:
-        # tree-sitter supplies one missing ")" at the end of a Java call (seen with "f((a=1, b=2)").
-        return name, source[match.end() :], ""
     if depth:
         raise SyntaxError("unclosed call")
     return name, source[match.end() : index - 1], source[index:]
@@ -228,15 +225,19 @@ def _java_compact(value: str) -> str:
             out.append(char)
         elif not char.isspace():
             out.append(char)
+        elif re.search(r"(?<![\w$])new$", "".join(out[-4:])) and out[-1] != " ":
+            out.append(" ")  # "new int[]{...}" keeps the space after the keyword
     return "".join(out)
 
 
 def _java_value_ok(value: str) -> bool:
-    """A rough test that a Java argument is an expression: no stray characters, no two words in a row
-    (except after ``new``), ``[`` only after a name or ``]``."""
+    """A rough test that a Java argument is an expression: no stray characters, no operand starting
+    with an operator, no two words in a row (except after ``new``), ``[`` only after a name or ``]``."""
     rest = re.sub(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', "S", value)
     if not rest.strip() or re.search(r"[:#@`\\'\"]", rest):
         return False
+    if re.search(r"(^|[{(,])\s*[/*%&|^=<>?.]", rest) or "//" in rest:
+        return False  # an operand cannot start with an operator
     if re.search(r"(?<![\w\]])\s*\[", rest) and not re.match(r"\s*new\b", rest):
         return False
     words = re.findall(r"[A-Za-z_$][\w$]*(?=\s+[A-Za-z_$\d])", rest)
@@ -244,10 +245,14 @@ def _java_value_ok(value: str) -> bool:
 
 
 def _fallback(source: str, language: str) -> Any:
+    code = re.sub(r'"(?:[^"\\]|\\.)*"', "", source)
+    if language == "java" and code.count("(") == code.count(")") + 1:
+        # tree-sitter supplies one missing ")" at the end of a Java call (seen with "f((a=1, b=2)").
+        source += ")"
     for statement in _split_top_level(source, ";"):
         if not statement.strip():
             continue
-        call = _leading_call(statement, language == "java")
+        call = _leading_call(statement)
         if call is None:
             raise SyntaxError("not a call")
         name, argument_text, rest = call

@@ -208,7 +208,11 @@ def _leading_call(source: str) -> tuple[str, str, str] | None:
 
 def _java_compact(value: str) -> str:
     """A Java value re-assembled like tree-sitter's reader: spaces outside string literals dropped,
-    ``new T(...)`` keeps ", " between arguments and loses an anonymous class body."""
+    ``new T(...)`` keeps ", " between arguments and loses an anonymous class body, a method call is
+    kept as written."""
+    invocation = _leading_call(value) if not re.match(r"\s*new\b", value) else None
+    if invocation and not invocation[2].strip():
+        return value  # a method call is kept exactly as written
     creation = re.match(r"new\s+([\w.<>,\s?]+?)\s*\((.*)\)\s*(\{.*\})?\s*$", value, re.DOTALL)
     if creation and not value.rstrip().endswith("]"):
         kind = re.sub(r"\s+", "", creation.group(1))

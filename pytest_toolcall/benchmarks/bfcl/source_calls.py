@@ -234,18 +234,32 @@ def _java_compact(value: str) -> str:
     return "".join(out)
 
 
-def _java_value_ok(value: str) -> bool:
-    """A rough test that a Java argument is an expression: no stray characters, no operand starting
-    with an operator, no two words in a row (except after ``new``), ``[`` only after a name or ``]``."""
+_JS_KEYWORDS = {"new", "typeof", "function", "return", "in", "of", "instanceof", "await", "async", "void", "delete"}
+
+
+def _value_ok(value: str, language: str) -> bool:
+    """A rough test that an argument is an expression of the language: no stray characters, no
+    operand starting with an operator, no two words in a row (except after a keyword), no letters glued
+    to a number beyond a type suffix; in Java ``[`` only after a name or ``]``; in JavaScript no
+    ``type[]``."""
     rest = re.sub(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', "S", value)
-    if not rest.strip() or re.search(r"[:#@`\\'\"]", rest):
+    if not rest.strip() or re.search(r"[#@\\'\"]", rest):
         return False
-    if re.search(r"(^|[{(,])\s*[/*%&|^=<>?.]", rest) or "//" in rest:
+    if re.search(r"(^|[{(,\[])\s*[/*%&|^=<>?.]", rest) or "//" in rest:
         return False  # an operand cannot start with an operator
-    if re.search(r"(?<![\w\]])\s*\[", rest) and not re.match(r"\s*new\b", rest):
+    suffix = r"[lLfFdD]" if language == "java" else r"n"
+    if re.search(rf"(?<![\w$.])\d+(\.\d+)?([eE][+-]?\d+)?(?!{suffix}\b)[A-Za-z_$]", rest):
         return False
     words = re.findall(r"[A-Za-z_$][\w$]*(?=\s+[A-Za-z_$\d])", rest)
-    return all(word == "new" for word in words)
+    if language == "java":
+        if re.search(r"`", rest) or re.search(r"(?<!:):(?!:)", rest):
+            return False  # a lone colon (method references "::" are fine)
+        if re.search(r"(?<![\w\]])\s*\[", rest) and not re.match(r"\s*new\b", rest):
+            return False
+        return all(word == "new" for word in words)
+    if re.search(r"[\w$]\[\]", rest):
+        return False
+    return all(word in _JS_KEYWORDS for word in words)
 
 
 def _fallback(source: str, language: str) -> Any:
@@ -276,8 +290,8 @@ def _fallback(source: str, language: str) -> Any:
             if not value:
                 raise SyntaxError(f"no value for {key}")
             quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
-            if language == "java" and not _java_value_ok(value):
-                raise SyntaxError(f"not a Java expression: {value}")
+            if not _value_ok(value, language):
+                raise SyntaxError(f"not a {language} expression: {value}")
             if quoted:
                 _store(arguments, key, value[1:-1])
             else:

@@ -1,8 +1,9 @@
 """The oracle: for each sample, the reply a model would give to produce its first possible answer.
 
 Each parameter takes the first value its possible answer lists (a leading ``""`` — "may be omitted" —
-means the parameter is left out); dictionaries and lists of dictionaries, whose possible answers list
-options per key, take the first option of each key. The reply is then written as a model would write it:
+means the parameter is left out, unless the doc requires it: then the first real value is used);
+dictionaries and lists of dictionaries, whose possible answers list options per key, take the first
+option of each key. The reply is then written as a model would write it:
 
 * ``fc``: tool calls with JSON arguments, names with dots turned into underscores (as the tools were);
 * ``prompting``: the python call list ``[module.func(a=1, b='x')]``.
@@ -48,9 +49,14 @@ def _pick_dict(option: dict[str, Any]) -> dict[str, Any]:
 def expected_arguments(doc: dict[str, Any] | None, params: dict[str, list[Any]]) -> dict[str, Any]:
     """The oracle's parameter values for one expected call, as Python values."""
     declared = (doc or {}).get("parameters", {}).get("properties", {})
+    required = (doc or {}).get("parameters", {}).get("required", [])
     chosen: dict[str, Any] = {}
     for param, options in params.items():
         value = _first(options)
+        if value == "" and param in required and isinstance(options, list):
+            # "May be omitted" listed first for a required parameter: omitting it cannot pass, so the
+            # oracle gives the first real value instead.
+            value = next((option for option in options if option != ""), "")
         if value == "":
             continue
         info = declared.get(param, {})

@@ -1,0 +1,183 @@
+"""Loading the single-turn BFCL categories (non-live and live) with their possible answers.
+
+The data is the pinned BFCL v4 tree shipped beside this module (``data/``, see ``manifest.json``). Each
+category is one JSON-lines file ``BFCL_v4_<category>.json``; the AST categories have a twin under
+``possible_answer/``. The official runner pairs a question with its possible answer by *position* in
+the two files, not by id, so we do the same and report a pair whose ids differ as a problem.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DATA_DIR = Path(__file__).with_name("data")
+FILE_PREFIX = "BFCL_v4"
+
+NON_LIVE_AST = ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel", "parallel_multiple")
+LIVE_AST = ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple")
+NON_LIVE = (*NON_LIVE_AST, "irrelevance")
+LIVE = (*LIVE_AST, "live_irrelevance", "live_relevance")
+SINGLE_TURN_CATEGORIES = (*NON_LIVE, *LIVE)
+# Categories judged only on "did the model call something" (no possible answer file).
+RELEVANCE_CATEGORIES = ("irrelevance", "live_irrelevance", "live_relevance")
+
+
+@dataclass(frozen=True)
+class BfclSample:
+    """One official BFCL entry. ``question`` is the list of turns (each a list of chat messages), exactly
+    as in the file; ``functions`` are the raw function docs (no language hint: the checker reads these);
+    ``ground_truth`` is the possible-answer list, or None for the relevance categories."""
+
+    id: str
+    category: str
+    question: list[list[dict[str, Any]]]
+    functions: list[dict[str, Any]]
+    ground_truth: list[dict[str, Any]] | None
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A line of a data file that could not be used; the other lines still load."""
+
+    file: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.message}"
+
+
+def language_of(category: str) -> str:
+    """The checker language of a category, by the official substring rule (javascript before java)."""
+    if "javascript" in category:
+        return "javascript"
+    if "java" in category:
+        return "java"
+    return "python"
+
+
+def is_relevance_category(category: str) -> bool:
+    return "relevance" in category  # also matches "irrelevance", like the official predicate
+
+
+def category_file(category: str, data_dir: Path | None = None) -> Path:
+    return (data_dir or DATA_DIR) / f"{FILE_PREFIX}_{category}.json"
+
+
+def answer_file(category: str, data_dir: Path | None = None) -> Path:
+    return (data_dir or DATA_DIR) / "possible_answer" / f"{FILE_PREFIX}_{category}.json"
+
+
+def _read_json_lines(path: Path, problems: list[Problem]) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every non-blank line that is a JSON object; problems for the others."""
+    rows: list[tuple[int, dict[str, Any]]] = []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        problems.append(Problem(str(path), 0, f"cannot read: {exc}"))
+        return rows
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(Problem(str(path), number, f"not valid JSON: {exc.msg}"))
+            continue
+        if not isinstance(obj, dict):
+            problems.append(Problem(str(path), number, "not a JSON object"))
+            continue
+        rows.append((number, obj))
+    return rows
+
+
+def _entry_problem(obj: dict[str, Any]) -> str | None:
+    """Why an entry cannot be used, or None."""
+    if not isinstance(obj.get("id"), str):
+        return "missing string 'id'"
+    question = obj.get("question")
+    if not isinstance(question, list) or not question or not all(isinstance(turn, list) for turn in question):
+        return "'question' is not a non-empty list of turns"
+    for turn in question:
+        for message in turn:
+            if not isinstance(message, dict) or "role" not in message or "content" not in message:
+                return "a question message lacks 'role' or 'content'"
+    functions = obj.get("function")
+    if not isinstance(functions, list):
+        return "'function' is not a list"
+    for doc in functions:
+        if not isinstance(doc, dict) or not isinstance(doc.get("name"), str):
+            return "a function doc has no 'name'"
+        params = doc.get("parameters")
+        if not isinstance(params, dict) or not isinstance(params.get("properties"), dict):
+            return f"function {doc.get('name')!r} has no 'parameters.properties' object"
+    return None
+
+
+def load_category(category: str, data_dir: Path | None = None) -> tuple[list[BfclSample], list[Problem]]:
+    """All samples of one single-turn category, in file order, and the problems met on the way."""
+    if category not in SINGLE_TURN_CATEGORIES:
+        raise ValueError(f"not a single-turn BFCL category: {category!r}")
+    problems: list[Problem] = []
+    path = category_file(category, data_dir)
+    entries = _read_json_lines(path, problems)
+    answers: list[tuple[int, dict[str, Any]]] | None = None
+    answer_path = answer_file(category, data_dir)
+    if not is_relevance_category(category):
+        answers = _read_json_lines(answer_path, problems)
+        if len(answers) != len(entries):
+            problems.append(
+                Problem(str(answer_path), 0, f"{len(answers)} possible answers for {len(entries)} questions")
+            )
+    samples: list[BfclSample] = []
+    for index, (number, obj) in enumerate(entries):
+        why = _entry_problem(obj)
+        if why:
+            problems.append(Problem(str(path), number, why))
+            continue
+        ground_truth = None
+        if answers is not None:
+            if index >= len(answers):
+                problems.append(Problem(str(path), number, "no possible answer at this position"))
+                continue
+            answer_line, answer = answers[index]
+            ground_truth = answer.get("ground_truth")
+            if answer.get("id") != obj["id"]:
+                problems.append(
+                    Problem(str(answer_path), answer_line, f"id {answer.get('id')!r} where {obj['id']!r} expected")
+                )
+                continue
+            if not isinstance(ground_truth, list) or not all(
+                isinstance(call, dict) and len(call) == 1 and isinstance(next(iter(call.values())), dict)
+                for call in ground_truth
+            ):
+                problems.append(
+                    Problem(str(answer_path), answer_line, "'ground_truth' is not a list of {name: params}")
+                )
+                continue
+        samples.append(
+            BfclSample(
+                id=obj["id"],
+                category=category,
+                question=obj["question"],
+                functions=obj["function"],
+                ground_truth=ground_truth,
+            )
+        )
+    return samples, problems
+
+
+def load_samples(
+    categories: tuple[str, ...] | list[str] = SINGLE_TURN_CATEGORIES, data_dir: Path | None = None
+) -> tuple[list[BfclSample], list[Problem]]:
+    """Samples of several categories, concatenated in the order given."""
+    samples: list[BfclSample] = []
+    problems: list[Problem] = []
+    for category in categories:
+        got, bad = load_category(category, data_dir)
+        samples.extend(got)
+        problems.extend(bad)
+    return samples, problems

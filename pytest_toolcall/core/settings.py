@@ -66,6 +66,9 @@ OPTIONS = (
     Option("html", "write a single-file HTML report to PATH", metavar="PATH"),
     Option("fail-under", "quality gate, e.g. overall=0.8,atom=0.9", metavar="METRIC=VALUE,..."),
     Option("max-errors", "request errors the gate tolerates", default="0", metavar="N"),
+    Option(
+        "shard", "run only shard K of N (1-based): a deterministic subset balanced by cost", ini=False, metavar="K/N"
+    ),
 )
 DEFAULT_BENCH = "acebench"
 
@@ -111,6 +114,8 @@ class Settings:
     raw: Mapping[str, str | None]
     #: Model names that benchmark options name (user simulators).
     other_models: tuple[str, ...] = ()
+    #: ``--toolcall-shard K/N`` as (K, N), or None.
+    shard: tuple[int, int] | None = None
 
     def option(self, name: str) -> str | None:
         """The resolved text of an option (``"lang"`` for ``--toolcall-lang``)."""
@@ -133,8 +138,15 @@ class Settings:
     @classmethod
     def from_config(cls, config: pytest.Config, namespace: Any = None) -> Settings | None:
         """The settings of an active run, or None when ``--toolcall-model`` is not given."""
+        raw = {option.name: _raw(config, option, namespace) for _, option in all_options()}
+        return cls.from_raw(raw)
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, str | None]) -> Settings | None:
+        """The settings from every option's resolved text (as a report's ``run.options`` keeps them;
+        options it does not name take their defaults)."""
         options = all_options()
-        raw = {option.name: _raw(config, option, namespace) for _, option in options}
+        raw = {option.name: raw.get(option.name, option.default) for _, option in options}
         if not raw["model"]:
             return None
         found = tuple(registry.benchmark_classes())
@@ -164,6 +176,7 @@ class Settings:
             other_models=tuple(
                 raw[o.name] for owner, o in options if o.names_model and owner in benches and raw[o.name]
             ),
+            shard=parse_shard(raw["shard"]),
         )
 
 
@@ -226,6 +239,20 @@ def parse_number(
     if number < minimum:
         raise usage_error(name, f"must be at least {minimum}, got {value!r}")
     return number
+
+
+def parse_shard(value: str | None) -> tuple[int, int] | None:
+    """``K/N`` with 1 <= K <= N, as (K, N)."""
+    if not value:
+        return None
+    index, sep, count = str(value).partition("/")
+    try:
+        shard = (int(index), int(count))
+    except ValueError:
+        shard = None
+    if not sep or shard is None or not 1 <= shard[0] <= shard[1]:
+        raise usage_error("shard", f"expected K/N with 1 <= K <= N (e.g. 2/4), got {value!r}")
+    return shard
 
 
 def _json_object(name: str, value: str | None) -> dict[str, Any]:

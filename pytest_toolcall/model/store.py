@@ -54,6 +54,8 @@ class ResponseStore:
                 "CREATE TABLE IF NOT EXISTS responses "
                 "(key TEXT PRIMARY KEY, model TEXT NOT NULL, stored_at REAL NOT NULL, response TEXT NOT NULL)"
             )
+            # Seconds each unit took when last asked fresh: weights for cutting shards.
+            self._db.execute("CREATE TABLE IF NOT EXISTS unit_costs (nodeid TEXT PRIMARY KEY, seconds REAL NOT NULL)")
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     def get(self, key: str) -> ChatResponse | None:
@@ -74,9 +76,52 @@ class ResponseStore:
                 (key, model, time.time(), text),
             )
 
+    def unit_costs(self) -> dict[str, float]:
+        with self._lock:
+            return dict(self._db.execute("SELECT nodeid, seconds FROM unit_costs").fetchall())
+
+    def put_unit_costs(self, costs: dict[str, float]) -> None:
+        with self._lock:
+            self._db.execute("BEGIN")
+            self._db.executemany("INSERT OR REPLACE INTO unit_costs (nodeid, seconds) VALUES (?, ?)", costs.items())
+            self._db.execute("COMMIT")
+
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def merge_stores(sources: list[Path], target: Path) -> int:
+    """Copy every response and unit cost of ``sources`` into the store at ``target`` (created if
+    needed); a key already there, or met in an earlier source, keeps its first response. Returns the
+    number of responses copied."""
+    store = ResponseStore(target)
+    copied = 0
+    try:
+        with store._lock:
+            db = store._db
+            for number, source in enumerate(sources):
+                db.execute(f"ATTACH DATABASE ? AS source{number}", (str(source),))
+                try:
+                    before = db.total_changes
+                    db.execute("BEGIN")
+                    db.execute(
+                        f"INSERT OR IGNORE INTO responses SELECT key, model, stored_at, response FROM source{number}.responses"
+                    )
+                    copied += db.total_changes - before
+                    tables = {
+                        r[0] for r in db.execute(f"SELECT name FROM source{number}.sqlite_master WHERE type='table'")
+                    }
+                    if "unit_costs" in tables:
+                        db.execute(
+                            f"INSERT OR IGNORE INTO unit_costs SELECT nodeid, seconds FROM source{number}.unit_costs"
+                        )
+                    db.execute("COMMIT")
+                finally:
+                    db.execute(f"DETACH DATABASE source{number}")
+    finally:
+        store.close()
+    return copied
 
 
 class CachedModel:

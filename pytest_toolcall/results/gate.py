@@ -61,3 +61,15 @@ def evaluate(thresholds: list[Threshold], metrics: dict[str, Any], errors: int, 
             f"{errors} request error(s), more than --toolcall-max-errors={max_errors}: the run is incomplete"
         )
     return shortfalls
+
+
+def verdict_line(shortfalls: list[str], failed: int) -> str:
+    """The line that announces the gate's result (in the terminal summary and offline)."""
+    if shortfalls:
+        return "toolcall gate FAILED: " + "; ".join(shortfalls)
+    return f"toolcall gate passed ({failed} item(s) failed, every threshold holds)"
+
+
+def report_errors(samples: list[dict[str, Any]], data_problems: list[str]) -> int:
+    """Request errors as the gate counts them: errored items and parts of the data not loaded."""
+    return sum(1 for r in samples if r.get("outcome") == "error") + len(data_problems)

@@ -16,8 +16,9 @@ from pytest_toolcall.core.benchmark import MODULE_NODEID, Benchmark, is_benchmar
 from pytest_toolcall.core.settings import Settings
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.results import gate, report
+from pytest_toolcall.results.aggregate import aggregate, all_blocks, report_document
 from pytest_toolcall.results.records import RECORD, RecordCollector, sanitize
-from pytest_toolcall.runner import collect
+from pytest_toolcall.runner import collect, shards
 from pytest_toolcall.runner.answers import ANSWERS, Answers
 
 
@@ -42,6 +43,8 @@ class ToolcallRun:
         self.metrics: dict[str, dict[str, Any]] = {}
         self.shortfalls: list[str] = []
         self.data_problems: list[str] = []  # node ids of the data that could not be loaded
+        #: What was selected before sharding (known where items are collected; xdist workers send it).
+        self.selection: shards.Selection | None = None
         # Connect now where items will run (the client process was started by the earliest hook,
         # or is the xdist controller's), so that neither waits for the other after collection.
         xdist_controller = not self.is_worker and getattr(config.option, "dist", "no") != "no"
@@ -58,6 +61,8 @@ class ToolcallRun:
         s = self.settings
         parts = [f"toolcall: model={s.model} endpoint={s.base_url or 'default'} bench={','.join(s.benches)}"]
         parts += filter(None, (benchmark.header() for benchmark in self.benchmarks.values()))
+        if s.shard is not None:
+            parts.append(f"shard={s.shard[0]}/{s.shard[1]}")
         return [
             " ".join(parts),
             f"toolcall: temperature={s.temperature} max_tokens={s.max_tokens} concurrency={s.concurrency} "
@@ -78,6 +83,30 @@ class ToolcallRun:
         if metafunc.definition.nodeid.startswith(f"{MODULE_NODEID}::"):
             loaded = self.catalog.loaded[metafunc.function.__name__]
             metafunc.parametrize("toolcall_unit", collect.unit_params(loaded.units))
+
+    @pytest.hookimpl(trylast=True)  # after -k, -m, --lf...: a shard is a part of what they left
+    def pytest_collection_modifyitems(self, session: pytest.Session, items: list[pytest.Item]) -> None:
+        selection = shards.selection_of(item.nodeid for item in items)
+        shard = self.settings.shard
+        if shard is not None:
+            store = self.work.store()
+            recorded = store.unit_costs() if store is not None else {}
+            kept, dropped, plan = shards.cut(items, shard, self.catalog.benchmarks, recorded)
+            if dropped:
+                self.config.hook.pytest_deselected(items=dropped)
+                items[:] = kept
+            selection = shards.Selection(selection.count, selection.digest, f"{shard[0]}/{shard[1]}", plan)
+        self.selection = selection
+        worker_output = getattr(self.config, "workeroutput", None)
+        if worker_output is not None:
+            worker_output[shards.WORKER_OUTPUT] = selection.as_dict()
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        selection = getattr(node, "workeroutput", {}).get(shards.WORKER_OUTPUT)
+        if selection is not None and self.selection is None:
+            shard = self.settings.shard
+            self.selection = shards.Selection.from_dict(selection, f"{shard[0]}/{shard[1]}" if shard else None)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed and is_benchmark_nodeid(report.nodeid):
@@ -175,8 +204,8 @@ class ToolcallRun:
     def finish(self, session: pytest.Session, xml: Any) -> None:
         self.catalog  # the data, for what aggregates need of it (the xdist controller loads it here)  # noqa: B018
         samples = self.samples()
-        for name, benchmark in self.benchmarks.items():
-            self.metrics[name] = benchmark.aggregate([r for r in samples if r.get("benchmark") == name])
+        self.metrics = aggregate(self.benchmarks, samples)
+        self.keep_unit_costs(samples)
         if xml is not None:
             for name, benchmark in self.benchmarks.items():
                 for block_name, block in self.metrics[name].items():
@@ -191,7 +220,7 @@ class ToolcallRun:
 
                 write_html(document, self.settings.html)
         if self.thresholds:
-            errors = sum(1 for r in samples if r.get("outcome") == "error") + len(self.data_problems)
+            errors = gate.report_errors(samples, self.data_problems)
             self.shortfalls = gate.evaluate(self.thresholds, self.all_blocks(), errors, self.settings.max_errors)
             if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED if self.shortfalls else pytest.ExitCode.OK
@@ -206,28 +235,41 @@ class ToolcallRun:
             samples.append(record)
         return samples
 
+    def keep_unit_costs(self, samples: list[dict[str, Any]]) -> None:
+        """Each unit's latency, for cutting the next run's shards by cost (written here, at the
+        end, so that xdist workers collecting meanwhile all read the same costs)."""
+        costs = {r["nodeid"]: float(r["latency_s"]) for r in samples if (r.get("latency_s") or 0) > 0}
+        if not costs or self.settings.cache_mode not in ("read-write",):
+            return
+        store = self.work.store()
+        if store is not None:
+            store.put_unit_costs(costs)
+
     def all_blocks(self) -> dict[str, Any]:
-        return {block_name: block for blocks in self.metrics.values() for block_name, block in blocks.items()}
+        return all_blocks(self.metrics)
 
     def json_report(self, samples: list[dict[str, Any]]) -> dict[str, Any]:
         s = self.settings
-        return {
-            "schema": report.SCHEMA,
-            "run": {
-                "model": s.model,
-                "base_url": s.base_url,
-                "started_at": self.started_at,
-                "finished_at": _now(),
-                "plugin_version": __version__,
-                "settings": {"temperature": s.temperature, "max_tokens": s.max_tokens, "extra_body": s.extra_body},
-                "datasets": {name: benchmark.datasets() for name, benchmark in self.benchmarks.items()},
-                "selected": len(self.collector.selected),
-                "not_run": len(set(self.collector.selected) - set(self.collector.records)),
-                "data_problems": self.data_problems,
-            },
-            "samples": samples,
-            "metrics": self.all_blocks(),
+        selection = self.selection or shards.selection_of(self.collector.selected)
+        run = {
+            "model": s.model,
+            "base_url": s.base_url,
+            "started_at": self.started_at,
+            "finished_at": _now(),
+            "plugin_version": __version__,
+            "settings": {"temperature": s.temperature, "max_tokens": s.max_tokens, "extra_body": s.extra_body},
+            "datasets": {name: benchmark.datasets() for name, benchmark in self.benchmarks.items()},
+            "selected": len(self.collector.selected),
+            "not_run": len(set(self.collector.selected) - set(self.collector.records)),
+            "data_problems": self.data_problems,
+            "shard": selection.shard,
+            # What merge needs to check shards and recompute the metrics the same way:
+            "selection": selection.as_dict(),
+            "options": {k: v for k, v in s.raw.items() if k not in REPORT_OMITS},
+            "aggregation": {name: benchmark.aggregate_context() for name, benchmark in self.benchmarks.items()},
+            "partial": False,
         }
+        return report_document(run, self.metrics, samples)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.is_worker or self.config.option.collectonly:
@@ -251,12 +293,8 @@ class ToolcallRun:
             )
         if self.thresholds:
             failed = sum(1 for r in self.collector.records.values() if r.get("outcome") == "failed")
-            if self.shortfalls:
-                tr.write_line("toolcall gate FAILED: " + "; ".join(self.shortfalls), red=True, bold=True)
-            else:
-                tr.write_line(
-                    f"toolcall gate passed ({failed} item(s) failed, every threshold holds)", green=True, bold=True
-                )
+            line = gate.verdict_line(self.shortfalls, failed)
+            tr.write_line(line, red=bool(self.shortfalls), green=not self.shortfalls, bold=True)
         if self.settings.report:
             tr.write_line(f"toolcall report: {self.settings.report}")
         if self.settings.html:
@@ -267,6 +305,10 @@ class ToolcallRun:
         # with every report of a large run alive (the xdist controller holds them all) that is a
         # third of a second. What is alive now stays alive until the process exits: freeze it.
         gc.freeze()
+
+
+#: Options a report does not keep: where this run wrote its outputs (and the gate it applied).
+REPORT_OMITS = frozenset({"report", "html"})
 
 
 def _junit_key() -> Any:

@@ -106,7 +106,8 @@ def merge_stores(sources: list[Path], target: Path) -> int:
                     before = db.total_changes
                     db.execute("BEGIN")
                     db.execute(
-                        f"INSERT OR IGNORE INTO responses SELECT key, model, stored_at, response FROM source{number}.responses"
+                        "INSERT OR IGNORE INTO responses SELECT key, model, stored_at, response "
+                        f"FROM source{number}.responses"
                     )
                     copied += db.total_changes - before
                     tables = {

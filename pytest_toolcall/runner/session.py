@@ -241,9 +241,16 @@ class ToolcallRun:
         costs = {r["nodeid"]: float(r["latency_s"]) for r in samples if (r.get("latency_s") or 0) > 0}
         if not costs or self.settings.cache_mode not in ("read-write",):
             return
-        store = self.work.store()
-        if store is not None:
-            store.put_unit_costs(costs)
+        folder = self.work.store_dir()
+        if folder is not None:
+            from pytest_toolcall.model.store import ResponseStore
+            from pytest_toolcall.runner.answers import STORE_FILE
+
+            store = ResponseStore(folder / STORE_FILE)  # the run's own is closed by now
+            try:
+                store.put_unit_costs(costs)
+            finally:
+                store.close()
 
     def all_blocks(self) -> dict[str, Any]:
         return all_blocks(self.metrics)

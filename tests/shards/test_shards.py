@@ -174,7 +174,7 @@ def test_shard_cut_is_independent_of_collection_order_and_keeps_repeats_together
     for part in cuts[0]:
         units = {shards.group_key(nodeid) for nodeid in part if "@" in nodeid}
         assert sum(1 for nodeid in part if "@" in nodeid) == 3 * len(units)  # every attempt of each unit
-    assert sorted(sum(cuts[0], [])) == sorted(i.nodeid for i in items)
+    assert sorted(nodeid for part in cuts[0] for nodeid in part) == sorted(i.nodeid for i in items)
     assert max(map(len, cuts[0])) - min(map(len, cuts[0])) <= 3  # balanced to a unit's weight
 
 

@@ -58,7 +58,11 @@ class RecordCollector:
         phases[report.when] = report
         record = getattr(report, "toolcall", None)
         if record is not None:
-            self.records[report.nodeid] = {**record, "outcome": outcome(phases)}
+            # The record rides on the last report of the item: the item is over. Keep the record
+            # itself (not a copy) and let go of the reports, or a large run holds everything twice.
+            record["outcome"] = outcome(phases)
+            self.records[report.nodeid] = record
+            del self._phases[report.nodeid]
         elif report.when not in ("setup", "call", "teardown") and report.failed:
             # A crashed xdist worker: no teardown, no record; keep what is known.
             self.records.setdefault(report.nodeid, _crash_record(report))

@@ -46,7 +46,7 @@ class BenchmarkModule(pytest.Module):
         # One test function per selected benchmark, named after it (``toolcall::acebench[...]``).
         module = types.ModuleType(items.__name__)
         for name in self.catalog.benchmarks:
-            setattr(module, name, items.test_function(name))
+            setattr(module, name, items.test_function(name, self.catalog.benchmarks[name]))
         module.__file__ = items.__file__
         return module
 

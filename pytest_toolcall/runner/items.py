@@ -12,16 +12,14 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.core.benchmark import Unit
+from pytest_toolcall.core.benchmark import Benchmark, Unit
 
 
-def test_function(name: str) -> Callable[..., None]:
+def test_function(name: str, benchmark: Benchmark) -> Callable[..., None]:
     """The test function of one benchmark, named after it (so node ids read ``acebench[...]``)."""
 
-    def run(toolcall_unit: Unit, toolcall_answer: Any, toolcall_record: dict[str, Any], pytestconfig: Any) -> None:
-        from pytest_toolcall.runner.collect import CATALOG
-
-        benchmark = pytestconfig.stash[CATALOG].benchmarks[toolcall_unit.benchmark]
+    # The benchmark is bound here, not fetched through a fixture: every fixture costs each item.
+    def run(toolcall_unit: Unit, toolcall_answer: Any, toolcall_record: dict[str, Any]) -> None:
         verdict = benchmark.score(toolcall_unit, toolcall_answer)
         toolcall_record.update(verdict.fields, score=1.0 if verdict.passed else 0.0)
         if not verdict.passed:

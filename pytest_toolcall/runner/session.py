@@ -159,7 +159,7 @@ class ToolcallRun:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
         record = item.stash.get(RECORD, None)
-        if record is not None and call.when == "teardown":
+        if record is not None and call.when == "teardown" and self.config.option.xmlpath:
             item.user_properties.extend(report.testcase_properties(record))
         rep = yield
         if record is not None and call.when == "teardown":

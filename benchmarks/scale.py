@@ -31,8 +31,10 @@ def main() -> int:
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--small", type=int, default=10_000, help="the smaller size, for the growth (0: skip)")
     parser.add_argument("--repeat", type=int, default=1, help="runs of each measurement (the fastest counts)")
+    parser.add_argument("--work", type=Path, help="folder for the generated files (default: a new temporary one)")
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="toolcall-scale-"))
+    work = args.work or Path(tempfile.mkdtemp(prefix="scale-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
     sizes = [n for n in (args.small, args.items) if n]
     results: dict[tuple[str, int], tuple[float, float]] = {}
     print(f"# cwd {work}, python {sys.version.split()[0]}, {os.cpu_count()} CPU(s)")

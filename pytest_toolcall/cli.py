@@ -4,6 +4,7 @@ and stores after the runs.
     pytest-toolcall merge A.json B.json ... -o merged.json [--allow-partial]
     pytest-toolcall gate REPORT.json --fail-under overall=0.8,... [--max-errors N]
     pytest-toolcall html REPORT.json -o report.html
+    pytest-toolcall merge-junit A.xml B.xml ... -o merged.xml [--report merged.json]
     pytest-toolcall merge-store STORE_A STORE_B ... -o STORE
 
 Exit status: 0 done (gate: every threshold holds), 1 the gate failed, 2 bad input (one message
@@ -64,6 +65,14 @@ def _parser() -> argparse.ArgumentParser:
     html.add_argument("-o", "--output", type=Path, required=True, metavar="PATH")
     html.set_defaults(command=_html, name="html")
 
+    junit = commands.add_parser("merge-junit", help="merge the JUnit XML files of the shards of one run")
+    junit.add_argument("junit", nargs="+", type=Path, metavar="XML")
+    junit.add_argument("-o", "--output", type=Path, required=True, metavar="PATH", help="merged JUnit XML")
+    junit.add_argument(
+        "--report", type=Path, metavar="REPORT", help="the merged JSON report: its aggregates as suite properties"
+    )
+    junit.set_defaults(command=_merge_junit, name="merge-junit")
+
     stores = commands.add_parser("merge-store", help="combine the response stores of shards into one")
     stores.add_argument("stores", nargs="+", type=Path, metavar="STORE", help="a store folder or its .sqlite3 file")
     stores.add_argument("-o", "--output", type=Path, required=True, metavar="STORE", help="store folder to write")
@@ -98,6 +107,23 @@ def _merge(args: argparse.Namespace) -> int:
 
         write_html(merged, args.html)
         print(f"HTML report: {args.html}")
+    return 0
+
+
+def _merge_junit(args: argparse.Namespace) -> int:
+    from pytest_toolcall.results.merge import ReportError, merge_junit
+
+    report = (args.report, _read(args.report)) if args.report is not None else None
+    try:
+        tree = merge_junit(args.junit, report)
+    except ReportError as exc:
+        raise CliError(str(exc)) from None
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    temporary = args.output.with_name(f".{args.output.name}.tmp")
+    tree.write(temporary, encoding="utf-8", xml_declaration=True)
+    temporary.replace(args.output)  # CI never finds half a file
+    cases = len(tree.getroot().findall("testsuite/testcase"))
+    print(f"merged {len(args.junit)} JUnit file(s), {cases} testcase(s): {args.output}")
     return 0
 
 

@@ -196,3 +196,49 @@ def rebuild_benchmarks(path: Path, run: dict[str, Any]) -> dict[str, Benchmark]:
             raise ReportError(f"{path}: cannot rebuild benchmark {name!r} here: {exc}") from None
         benchmarks[name].restore_aggregate_context(run["aggregation"].get(name) or {})
     return benchmarks
+
+
+def merge_junit(paths: list[Path], report: tuple[Path, dict[str, Any]] | None = None) -> Any:
+    """One JUnit XML document of the shards' JUnit files: every testcase in one ``testsuite`` (the
+    counts summed), whose properties are the merged run's aggregates when its report is given (the
+    shards' own aggregates describe a part and are dropped)."""
+    from xml.etree import ElementTree
+
+    from pytest_toolcall.results.report import junit_value
+
+    cases: list[Any] = []
+    counts = dict.fromkeys(("tests", "errors", "failures", "skipped"), 0)
+    seconds = 0.0
+    for path in paths:
+        try:
+            root = ElementTree.parse(path).getroot()
+        except OSError as exc:
+            raise ReportError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+        except ElementTree.ParseError as exc:
+            raise ReportError(f"{path}:{exc.position[0]}: not valid XML ({exc})") from None
+        suites = [root] if root.tag == "testsuite" else root.findall("testsuite") if root.tag == "testsuites" else []
+        if not suites:
+            raise ReportError(f"{path}: not a JUnit XML report (root element <{root.tag}>)")
+        for suite in suites:
+            try:
+                for name in counts:
+                    counts[name] += int(suite.get(name, "0"))
+                seconds += float(suite.get("time", "0"))
+            except ValueError as exc:
+                raise ReportError(f"{path}: a testsuite has a count that is not a number ({exc})") from None
+            cases += suite.findall("testcase")
+    merged_suite = ElementTree.Element(
+        "testsuite", {"name": "pytest", **{k: str(v) for k, v in counts.items()}, "time": f"{seconds:.3f}"}
+    )
+    if report is not None:
+        path, document = report
+        benchmarks = rebuild_benchmarks(path, document["run"])
+        properties = ElementTree.SubElement(merged_suite, "properties")
+        for name, blocks in aggregate(benchmarks, document["samples"]).items():
+            for block_name, block in blocks.items():
+                for prop, value in benchmarks[name].suite_properties(block_name, block):
+                    ElementTree.SubElement(properties, "property", {"name": prop, "value": junit_value(value)})
+    merged_suite.extend(cases)
+    root = ElementTree.Element("testsuites", {"name": "pytest tests"})
+    root.append(merged_suite)
+    return ElementTree.ElementTree(root)

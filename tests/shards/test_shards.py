@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 
@@ -47,11 +48,11 @@ def merge(pytester: pytest.Pytester, *reports: str, output: str = "merged.json",
 @pytest.fixture
 def single_and_shards(pytester: pytest.Pytester) -> dict[str, dict[str, Any]]:
     """The single run, and its four shards (the third one under ``-n 2``)."""
-    _, single = run(pytester, "single.json")
+    _, single = run(pytester, "single.json", "--junitxml=single.xml")
     reports = {"single": single}
     for k in range(1, 5):
         extra = ("-n", "2") if k == 3 else ()
-        _, reports[f"s{k}"] = run(pytester, f"s{k}.json", f"--toolcall-shard={k}/4", *extra)
+        _, reports[f"s{k}"] = run(pytester, f"s{k}.json", f"--toolcall-shard={k}/4", f"--junitxml=s{k}.xml", *extra)
     return reports
 
 
@@ -76,6 +77,36 @@ def test_shards_merged_equal_the_single_run(
     assert merged["run"]["selected"] == single["run"]["selected"]
     assert merged["run"]["selection"] == single["run"]["selection"]
     assert "merged 4 report(s)" in capsys.readouterr().out
+
+
+def suite(path: Path) -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, str]]]:
+    """(suite counts, suite properties, testcase name -> its properties) of a JUnit file."""
+    root = ElementTree.parse(path).getroot()
+    (testsuite,) = root.findall("testsuite")
+    counts = {k: testsuite.get(k, "") for k in ("tests", "errors", "failures", "skipped")}
+    properties = {p.get("name", ""): p.get("value", "") for p in testsuite.findall("properties/property")}
+    cases = {
+        f"{c.get('classname')}::{c.get('name')}": {p.get("name", ""): p.get("value", "") for p in c.iter("property")}
+        for c in testsuite.findall("testcase")
+    }
+    return counts, properties, cases
+
+
+def test_merge_junit_of_the_shards_is_the_single_runs(
+    pytester: pytest.Pytester, single_and_shards: dict[str, dict[str, Any]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert merge(pytester, "s1.json", "s2.json", "s3.json", "s4.json") == 0
+    shards_xml = [str(pytester.path / f"s{k}.xml") for k in range(1, 5)]
+    merged_xml = pytester.path / "merged.xml"
+    report = str(pytester.path / "merged.json")
+    assert cli.main(["merge-junit", *shards_xml, "-o", str(merged_xml), "--report", report]) == 0
+    counts, properties, cases = suite(merged_xml)
+    single_counts, single_properties, single_cases = suite(pytester.path / "single.xml")
+    assert counts == single_counts
+    assert properties == single_properties and "acebench/zh.overall" in properties
+    assert cases == single_cases
+    assert cli.main(["merge-junit", str(pytester.path / "s1.json"), "-o", str(merged_xml)]) == cli.BAD_INPUT
+    assert "s1.json:1: not valid XML" in capsys.readouterr().err
 
 
 def test_merge_refuses_a_missing_shard_and_accepts_it_with_allow_partial(

@@ -147,11 +147,12 @@ class MultiTurnExecutor:
         if isinstance(node, ast.Tuple):
             return tuple(self._evaluate(item) for item in self._plain(node.elts))
         if isinstance(node, ast.Set):
-            return set([self._evaluate(item) for item in self._plain(node.elts)])  # noqa: C403 - evaluate all first
+            return set([self._evaluate(item) for item in self._plain(node.elts)])
         if isinstance(node, ast.Dict):
             if any(key is None for key in node.keys):
                 raise UnsupportedExpression(f"unsupported expression: {ast.unparse(node)}")
-            pairs = [(self._evaluate(key), self._evaluate(value)) for key, value in zip(node.keys, node.values)]  # type: ignore[arg-type]
+            # Key, then value, pair after pair: Python's evaluation order.
+            pairs = [(self._evaluate(key), self._evaluate(value)) for key, value in zip(node.keys, node.values, strict=True)]  # type: ignore[arg-type]  # noqa: E501
             return dict(pairs)
         if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
             return _UNARY[type(node.op)](self._evaluate(node.operand))
@@ -159,6 +160,14 @@ class MultiTurnExecutor:
             return self._name(node.id)
         if isinstance(node, ast.Attribute):
             return self._attribute(node)
+        return self._unsupported(node)
+
+    def _unsupported(self, node: ast.expr) -> Any:
+        # Python would evaluate the operands first, so an unknown name or a failing call inside
+        # still reports its own error; only then do we refuse the construct itself.
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self._evaluate(child)
         raise UnsupportedExpression(f"unsupported expression: {ast.unparse(node)}")
 
     @staticmethod

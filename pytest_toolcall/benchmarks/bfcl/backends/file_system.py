@@ -156,7 +156,7 @@ class GorillaFileSystem:
             names = [name for name in names if not name.startswith(".")]
         return {"current_directory_content": names}
 
-    def cd(self, folder: str) -> None | dict[str, str]:
+    def cd(self, folder: str) -> dict[str, str] | None:
         folder = folder.rstrip("/")
         if folder == "":
             folder = "/"
@@ -175,7 +175,7 @@ class GorillaFileSystem:
         self._current_dir = target
         return {"current_working_directory": target.name}
 
-    def mkdir(self, dir_name: str) -> None | dict[str, str]:
+    def mkdir(self, dir_name: str) -> dict[str, str] | None:
         if not _valid_name(dir_name):
             return {"error": f"mkdir: cannot create directory '{dir_name}': Invalid character"}
         if dir_name in self._current_dir.contents:
@@ -183,7 +183,7 @@ class GorillaFileSystem:
         self._current_dir._add_directory(dir_name)
         return None
 
-    def touch(self, file_name: str) -> None | dict[str, str]:
+    def touch(self, file_name: str) -> dict[str, str] | None:
         if not _valid_name(file_name):
             return {"error": f"touch: cannot touch '{file_name}': Invalid character"}
         if file_name in self._current_dir.contents:

@@ -28,6 +28,11 @@ _DEFAULT_STATE: dict[str, Any] = {
 _NOT_LOGGED_IN = "No user is currently logged in."
 
 
+def _only_item(entry: dict[str, str]) -> tuple[str, str]:
+    """The (receiver, text) pair of an inbox entry; an empty entry fails like the official indexing."""
+    return list(entry.items())[0]  # noqa: RUF015 - IndexError, not StopIteration, as officially
+
+
 class MessageAPI:
     def __init__(self, world: SharedWorld | None = None) -> None:
         self._world = world
@@ -91,7 +96,7 @@ class MessageAPI:
             return {"error": _NOT_LOGGED_IN}
         # Newest first; `list.remove` then drops the first *equal* entry, as in the official code.
         for entry in reversed(self.inbox):
-            receiver, _ = list(entry.items())[0]
+            receiver, _ = _only_item(entry)
             if receiver == receiver_id:
                 self.inbox.remove(entry)
                 return {
@@ -106,7 +111,7 @@ class MessageAPI:
             return {"error": _NOT_LOGGED_IN}
         by_receiver: dict[str, list[str]] = {}
         for entry in self.inbox:
-            receiver, text = list(entry.items())[0]
+            receiver, text = _only_item(entry)
             by_receiver.setdefault(receiver, []).append(text)
         return {"messages": by_receiver}
 
@@ -126,7 +131,7 @@ class MessageAPI:
         wanted = keyword.lower()
         hits = []
         for entry in self.inbox:
-            receiver, text = list(entry.items())[0]
+            receiver, text = _only_item(entry)
             if wanted in text.lower():
                 hits.append({"receiver_id": receiver, "message": text})
         return {"results": hits}
@@ -134,5 +139,5 @@ class MessageAPI:
     def get_message_stats(self) -> dict[str, Any]:
         if not self.current_user:
             return {"error": _NOT_LOGGED_IN}
-        receivers = [list(entry.items())[0][0] for entry in self.inbox]
+        receivers = [_only_item(entry)[0] for entry in self.inbox]
         return {"stats": {"received_count": len(receivers), "total_contacts": len(set(receivers))}}

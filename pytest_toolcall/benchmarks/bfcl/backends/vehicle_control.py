@@ -245,7 +245,11 @@ class VehicleControlAPI:
             self.cruiseStatus = "active"
         else:
             self.cruiseStatus = "inactive"
-        return {"cruiseStatus": self.cruiseStatus, "currentSpeed": speed, "distanceToNextVehicle": distanceToNextVehicle}
+        return {
+            "cruiseStatus": self.cruiseStatus,
+            "currentSpeed": speed,
+            "distanceToNextVehicle": distanceToNextVehicle,
+        }
 
     def get_current_speed(self) -> dict[str, float]:
         return {"currentSpeed": self._random.uniform(0.0, 120.0)}

@@ -1,10 +1,12 @@
 """Our BFCL multi-turn executor and checker agree with the official code on every committed line.
 
 `data/verdicts/bfcl_multi_turn_<category>.jsonl` was produced by running the official gorilla code
-(@6ea5797) outside this repository on the ground-truth call sequence of every sample and on ten
+(@6ea5797) outside this repository on the ground-truth call sequence of every sample, on eight
 randomly edited sequences per sample (changed, dropped, added, duplicated, swapped or moved calls,
 wrong argument values and types, unknown or class-qualified names, refused names, malformed
-strings, calls split over several steps, calls in turns that expect none, emptied turns).
+strings, calls split over several steps, calls in turns that expect none, emptied turns) and on
+four "probe" sequences per sample (the ground truth plus 3-6 calls of random tools of the sample's
+classes with arguments synthesised from the function docs), so every tool is called.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ pytestmark = pytest.mark.skipif(not BFCL_DATA.is_dir(), reason=f"BFCL data not f
 @pytest.mark.parametrize("category", CATEGORIES)
 def test_every_line_agrees_with_the_official_checker(category: str) -> None:
     lines = verdict_lines(category)
-    assert len(lines) == 200 * 11
+    assert len(lines) == 200 * 13
     problems = []
     for number, line in enumerate(lines):
         where = f"line {number + 1} ({line['id']}, {line['kind']})"

@@ -3,9 +3,11 @@
 Each line holds a call sequence (`model_turns[turn][step]`), the result texts the OFFICIAL checker
 got for every model step it executed (`model_results[turn][step]`; texts longer than 160
 characters as a truncated sha256), for ground-truth lines also the ground truth's results per turn
-(`truth_results`), and the official verdict. The official checker executes, per turn, the model's
-steps and then the ground-truth calls, and stops after the first failing turn; we replay the same
-order on our executors and run our checker. Differences come back as text (none when we agree).
+(`truth_results`), and the official verdict. The official code was run under Python 3.11 and
+3.12 (3.13 gives the 3.12 results); `python_3_12` holds the results that differ. The official
+checker executes, per turn, the model's steps and then the ground-truth calls, and stops after the
+first failing turn; we replay the same order on our executors and run our checker. Differences
+come back as text (none when we agree).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -87,6 +90,10 @@ def replay_problems(line: dict[str, Any], category: str) -> list[str]:
         ),
     }  # fmt: skip
     truth = ground_truths(category)[line["id"]]
+    # Python 3.12 changed float `sum` (compensated summation); lines whose official results differ
+    # under 3.12 and later (the same in 3.13) carry those results as well.
+    if sys.version_info >= (3, 12) and "python_3_12" in line:
+        line = {**line, **line["python_3_12"]}
     for turn, step_results in enumerate(line["model_results"]):
         for step, (calls, expected) in enumerate(zip(line["model_turns"][turn], step_results, strict=True)):
             ours = [compact(text) for text in sides["model"].execute(calls)]

@@ -12,30 +12,12 @@ classes with arguments synthesised from the function docs), so every tool is cal
 from __future__ import annotations
 
 import collections
-import os
-import time
-from collections.abc import Iterator
 
 import pytest
 
 from tests.bfcl.multi_turn_fidelity import BFCL_DATA, CATEGORIES, replay_problems, verdict_lines
 
 pytestmark = pytest.mark.skipif(not BFCL_DATA.is_dir(), reason=f"BFCL data not found at {BFCL_DATA}")
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _utc() -> Iterator[None]:
-    """The trading backend stamps transactions in local time, like the official code; the verdicts
-    were recorded in UTC."""
-    before = os.environ.get("TZ")
-    os.environ["TZ"] = "UTC"
-    time.tzset()
-    yield
-    if before is None:
-        del os.environ["TZ"]
-    else:
-        os.environ["TZ"] = before
-    time.tzset()
 
 
 @pytest.mark.parametrize("category", CATEGORIES)

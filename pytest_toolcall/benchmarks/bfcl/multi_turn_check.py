@@ -166,6 +166,12 @@ def check_multi_turn(
     return {"valid": True}
 
 
+def ground_truth_turns(ground_truth: list[list[str]]) -> list[list[list[str]]]:
+    """The ground truth in the shape of decoded model turns (one step per non-empty turn): the
+    oracle's answer, and what the official ceiling check runs."""
+    return [[list(calls)] if calls else [] for calls in ground_truth]
+
+
 def check_irrelevance(model_turns: list[list[list[str]]], ground_truth: list[list[str]]) -> dict[str, Any]:
     """The official (but unused by the official runner) check that empty-truth turns have no calls."""
     for turn_index, truth_calls in enumerate(ground_truth):

@@ -366,3 +366,16 @@ def test_empty_decodes_end_the_turn(answer: Any) -> None:
     entry = fs_entry(question=[[{"role": "user", "content": "x"}]])
     model = ScriptedModel([answer])
     assert run_dialogue(entry, model.ask, decode_list, DOCS).result == [[answer]]
+
+
+def test_maths_that_would_take_minutes_fails_fast() -> None:
+    maths = {"id": "multi_turn_base_6", "initial_config": {}, "involved_classes": ["MathAPI"]}
+    too_long = (
+        "Error during execution: Exceeds the limit (4300 digits) for integer string conversion; "
+        "use sys.set_int_max_str_digits() to increase the limit"
+    )
+    # The official executor computes 10**10**9 and then fails to print it; we fail at once.
+    results = run(["power(base=10, exponent=1000000000)", "power(base=10, exponent=3)",
+                   "square_root(number=2, precision=1000000000)"], maths)  # fmt: skip
+    assert results[:2] == [too_long, '{"result": 1000}']
+    assert results[2].startswith("Error during execution: precision above")

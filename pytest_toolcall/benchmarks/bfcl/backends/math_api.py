@@ -2,11 +2,16 @@
 
 `logarithm` needs `mpmath` (the official class returns an mpmath number, whose repr ends up in the
 execution result); without it the call fails with an error string, like any failing official call.
+
+Guards against model arguments that would keep the official code busy for minutes: an integer
+`power` whose result is too long to print fails at once with the error the official executor
+reports when it prints it; precisions above 100,000 digits are refused (our own message).
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation, localcontext
 from typing import Any
@@ -22,11 +27,28 @@ _IMPERIAL_FACTORS = {
 }  # fmt: skip
 
 _BOTH_NUMBERS = {"error": "Both inputs must be numbers"}
+_MAX_PRECISION = 100_000
 _ALL_NUMBERS = {"error": "All elements in the list must be numbers"}
 
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float))
+
+
+def _refuse_huge_precision(precision: Any) -> None:
+    if isinstance(precision, int) and precision > _MAX_PRECISION:
+        raise ValueError(f"precision above {_MAX_PRECISION} digits is not simulated")
+
+
+def _refuse_unprintable_power(base: Any, exponent: Any) -> None:
+    """The official executor computes the integer, then fails to print it; fail before computing."""
+    limit = sys.get_int_max_str_digits()
+    if type(base) is int and type(exponent) is int and exponent > 0 and abs(base) > 1 and limit:
+        if exponent * math.log10(abs(base)) > limit + 10:
+            raise ValueError(
+                f"Exceeds the limit ({limit} digits) for integer string conversion; "
+                "use sys.set_int_max_str_digits() to increase the limit"
+            )
 
 
 class MathAPI:
@@ -51,6 +73,7 @@ class MathAPI:
         try:
             import mpmath  # optional dependency, see the module docstring
 
+            _refuse_huge_precision(precision)
             mpmath.mp.dps = precision
             return {"result": mpmath.log(value) / mpmath.log(base)}
         except Exception as exc:
@@ -129,6 +152,7 @@ class MathAPI:
             return dict(_BOTH_NUMBERS)
 
     def power(self, base: float, exponent: float) -> dict[str, Any]:
+        _refuse_unprintable_power(base, exponent)
         try:
             return {"result": base**exponent}
         except TypeError:
@@ -140,6 +164,7 @@ class MathAPI:
                 return {"error": "Cannot calculate square root of a negative number"}
             # The official code sets the global decimal precision; a local context gives the same
             # digits without changing decimal arithmetic elsewhere in this process.
+            _refuse_huge_precision(precision)
             with localcontext() as context:
                 context.prec = precision
                 return {"result": Decimal(number).sqrt()}

@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import pytest
-
 from pytest_toolcall.core.benchmark import Benchmark, Unit
 
 
@@ -19,11 +17,15 @@ def test_function(name: str, benchmark: Benchmark) -> Callable[..., None]:
     """The test function of one benchmark, named after it (so node ids read ``acebench[...]``)."""
 
     # The benchmark is bound here, not fetched through a fixture: every fixture costs each item.
-    def run(toolcall_unit: Unit, toolcall_answer: Any, toolcall_record: dict[str, Any]) -> None:
+    def run(toolcall_unit: Unit, toolcall_answer: Any, toolcall_record: dict[str, Any], request: Any) -> None:
+        from pytest_toolcall.runner.failures import VERDICT, VerdictFailure
+
         verdict = benchmark.score(toolcall_unit, toolcall_answer)
         toolcall_record.update(verdict.fields, score=1.0 if verdict.passed else 0.0)
         if not verdict.passed:
-            pytest.fail(verdict.message, pytrace=False)
+            toolcall_record["reason"] = verdict.brief or verdict.message.split("\n", 1)[0]
+            request.node.stash[VERDICT] = verdict
+            raise VerdictFailure(verdict.message, pytrace=False)
 
     run.__name__ = run.__qualname__ = name
     run.__doc__ = f"One {name} unit under its scorer."

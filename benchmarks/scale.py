@@ -7,7 +7,8 @@ For each size (``--small`` and ``--items``) it prints the wall time and the peak
 of both runs, the ratios toolcall/bare at ``--items`` (target: <= 1.5 for both), and how each grows
 from ``--small`` to ``--items`` (target for toolcall: time <= 1.1 x the ratio of the sizes). Every
 run is a separate ``python -m pytest`` process with the same flags (``-q -p no:randomly -p
-no:cacheprovider``); the general_fc lines are the shipped set repeated.
+no:cacheprovider``) in a folder with an empty ``pytest.ini``; the general_fc lines are the shipped
+set repeated.
 """
 
 from __future__ import annotations
@@ -35,10 +36,12 @@ def main() -> int:
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="scale-bench-"))
     work.mkdir(parents=True, exist_ok=True)
+    # An ini file of its own: the runs never pick up a project's configuration or conftest.py.
+    (work / "pytest.ini").write_text("[pytest]\n")
     sizes = [n for n in (args.small, args.items) if n]
-    results: dict[tuple[str, int], tuple[float, float]] = {}
+    results: dict[tuple[str, int], tuple[float, float, float]] = {}
     print(f"# cwd {work}, python {sys.version.split()[0]}, {os.cpu_count()} CPU(s)")
-    print(f"{'run':<10}{'items':>10}{'time (s)':>12}{'peak RSS (MB)':>16}")
+    print(f"{'run':<10}{'items':>10}{'time (s)':>12}{'CPU (s)':>10}{'peak RSS (MB)':>16}")
     for size in sizes:
         data, bare = prepare(work, size)
         for name, command in (
@@ -47,16 +50,24 @@ def main() -> int:
         ):
             best = min((measure(work, command) for _ in range(args.repeat)), key=lambda r: r[0])
             results[(name, size)] = best
-            print(f"{name:<10}{size:>10}{best[0]:>12.1f}{best[1]:>16.0f}", flush=True)
+            print(f"{name:<10}{size:>10}{best[0]:>12.1f}{best[2]:>10.1f}{best[1]:>16.0f}", flush=True)
     time_ratio = results[("toolcall", args.items)][0] / results[("bare", args.items)][0]
     memory_ratio = results[("toolcall", args.items)][1] / results[("bare", args.items)][1]
-    print(f"toolcall / bare at {args.items}: time {time_ratio:.2f}x, peak memory {memory_ratio:.2f}x (target <= 1.5)")
+    cpu_ratio = results[("toolcall", args.items)][2] / results[("bare", args.items)][2]
+    print(
+        f"toolcall / bare at {args.items}: time {time_ratio:.2f}x (CPU {cpu_ratio:.2f}x), "
+        f"peak memory {memory_ratio:.2f}x (target <= 1.5)"
+    )
     if args.small:
         factor = args.items / args.small
         for name in ("bare", "toolcall"):
             grow_time = results[(name, args.items)][0] / results[(name, args.small)][0]
             grow_memory = results[(name, args.items)][1] / results[(name, args.small)][1]
-            print(f"{name}: {factor:g}x the items, {grow_time:.2f}x the time, {grow_memory:.2f}x the peak memory")
+            grow_cpu = results[(name, args.items)][2] / results[(name, args.small)][2]
+            print(
+                f"{name}: {factor:g}x the items, {grow_time:.2f}x the time (CPU {grow_cpu:.2f}x), "
+                f"{grow_memory:.2f}x the peak memory"
+            )
     return 0
 
 
@@ -75,8 +86,9 @@ def prepare(work: Path, size: int) -> tuple[Path, Path]:
     return data, bare
 
 
-def measure(work: Path, args: list[str]) -> tuple[float, float]:
-    """(wall seconds, peak RSS in MB) of one pytest process."""
+def measure(work: Path, args: list[str]) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS in MB, CPU seconds) of one pytest process. CPU time is what the
+    process itself spent: on a shared machine it moves far less than the wall time."""
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     started = time.perf_counter()
     process = subprocess.Popen(
@@ -92,7 +104,7 @@ def measure(work: Path, args: list[str]) -> tuple[float, float]:
     stderr = process.stderr.read().decode() if process.stderr else ""
     if process.returncode not in (0, 1):
         raise SystemExit(f"pytest {' '.join(args)} exited {process.returncode}:\n{stderr[-2000:]}")
-    return elapsed, usage.ru_maxrss / 1024  # Linux: kilobytes
+    return elapsed, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime  # ru_maxrss: kilobytes on Linux
 
 
 if __name__ == "__main__":

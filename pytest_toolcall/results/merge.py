@@ -10,6 +10,7 @@ units out (the last one accepted with ``allow_partial``, which marks the result 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +82,15 @@ def merge_reports(reports: list[tuple[Path, dict[str, Any]]], allow_partial: boo
     if not reports:
         raise ReportError("no report to merge")
     for path, document in reports:
-        _needs(path, document["run"], *AGREED, "selection", "options", "aggregation", "shard", "selected")
+        run = document["run"]
+        _needs(path, run, *AGREED, "selection", "options", "aggregation", "shard", "selected")
+        shard = run["shard"]
+        if shard is not None and not (isinstance(shard, str) and re.fullmatch(r"[1-9]\d*/[1-9]\d*", shard)):
+            raise ReportError(f"{path}: run.shard is {shard!r}, expected K/N or null")
+        if not isinstance(run["selected"], int) or not isinstance(run["selection"], dict):
+            raise ReportError(f"{path}: run.selected must be a number and run.selection an object")
+        if not isinstance(run["options"], dict) or not isinstance(run["aggregation"], dict):
+            raise ReportError(f"{path}: run.options and run.aggregation must be objects")
     first_path, first = reports[0]
     refusals: list[str] = []
     for path, document in reports[1:]:

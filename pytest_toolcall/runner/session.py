@@ -4,6 +4,7 @@ report, JUnit properties and the gate. Benchmarks are reached only through their
 from __future__ import annotations
 
 import datetime
+import functools
 import gc
 import os
 from typing import Any
@@ -194,6 +195,7 @@ class ToolcallRun:
             rep.toolcall_class = junit_classname(unit)
         if record is not None and call.when == "teardown":
             rep.toolcall = sanitize(record)
+            del item.stash[RECORD]  # the item lives until the end: keep the record once, on its report
         verdict = item.stash.get(VERDICT, None)
         if verdict is not None and call.when == "call" and rep.failed:
             failures.present(rep, collect.unit_of(item), verdict, self.config.option.tbstyle)  # type: ignore[arg-type]
@@ -365,7 +367,12 @@ OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 
 def junit_classname(unit: Unit) -> str:
     """``toolcall.<benchmark>.<lang>.<category>``: CI test views group by benchmark and category."""
-    parts = ["toolcall", unit.benchmark, unit.lang, None if unit.category == unit.benchmark else unit.category]
+    return _classname(unit.benchmark, unit.lang, unit.category)
+
+
+@functools.cache  # one string per category, not one per report of every item
+def _classname(benchmark: str, lang: str | None, category: str) -> str:
+    parts = ["toolcall", benchmark, lang, None if category == benchmark else category]
     return ".".join(part for part in parts if part)
 
 

@@ -140,7 +140,7 @@ def _gate(args: argparse.Namespace) -> int:
     samples = document["samples"]
     errors = gate.report_errors(samples, list(document["run"].get("data_problems") or []))
     shortfalls = gate.evaluate(thresholds, document["metrics"], errors, args.max_errors)
-    failed = sum(1 for r in samples if r.get("outcome") == "failed")
+    failed = gate.failed_items(samples)
     print(gate.verdict_line(shortfalls, failed))
     return 1 if shortfalls else 0
 

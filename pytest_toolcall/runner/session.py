@@ -348,8 +348,7 @@ class ToolcallRun:
                 f"incomplete: {not_run} of {len(self.collector.selected)} selected item(s) did not run", yellow=True
             )
         if self.thresholds:
-            # Expected failures (a reference the scorer rejects) failed too: the metrics count them.
-            failed = sum(1 for r in self.collector.records.values() if r.get("outcome") in ("failed", "xfailed"))
+            failed = gate.failed_items(self.collector.records.values())
             line = gate.verdict_line(self.shortfalls, failed)
             tr.write_line(line, red=bool(self.shortfalls), green=not self.shortfalls, bold=True)
         if self.settings.report:

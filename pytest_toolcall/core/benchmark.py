@@ -40,10 +40,23 @@ class Unit:
     fields: Mapping[str, Any] = field(default_factory=dict, compare=False)
     #: The benchmark's own sample object; only the benchmark looks inside.
     sample: Any = field(default=None, compare=False, repr=False)
+    #: Under ``--toolcall-repeat N``: which of the N attempts this item is (1-based); None without repeats.
+    attempt: int | None = None
+
+    @property
+    def param_id(self) -> str:
+        """The node id's parameter: the key, and ``@k`` for attempt k under repeats."""
+        return self.key if self.attempt is None else f"{self.key}@{self.attempt}"
 
     @property
     def nodeid(self) -> str:
-        return f"{MODULE_NODEID}::{self.benchmark}[{self.key}]"
+        return f"{MODULE_NODEID}::{self.benchmark}[{self.param_id}]"
+
+    @property
+    def asker(self) -> str:
+        """Who asks, for the response store's key: the unit and the attempt (attempt 1 without repeats,
+        so a later run with repeats reuses the answers as its first attempt)."""
+        return f"{self.benchmark}\x00{self.key}\x00{self.attempt or 1}"
 
     def identity(self) -> dict[str, Any]:
         """The record fields that say which unit a record belongs to."""
@@ -53,6 +66,7 @@ class Unit:
             "lang": self.lang,
             "category": self.category,
             "id": self.id,
+            "repeat": self.attempt or 1,
             **self.fields,
         }
 

@@ -7,6 +7,7 @@ module node with the fixed node id ``toolcall``, wherever the package is install
 
 from __future__ import annotations
 
+import dataclasses
 import types
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,7 +30,7 @@ class Catalog:
     def load(self) -> Catalog:
         for name, benchmark in self.benchmarks.items():
             if name not in self.loaded:
-                self.loaded[name] = benchmark.load()
+                self.loaded[name] = repeated(benchmark.load(), self.settings.repeat)
         return self
 
     def unit(self, nodeid: str) -> Unit | None:
@@ -37,6 +38,15 @@ class Catalog:
         if not hasattr(self, "_by_nodeid"):
             self._by_nodeid = {u.nodeid: u for loaded in self.loaded.values() for u in loaded.units}
         return self._by_nodeid.get(nodeid)
+
+
+def repeated(loaded: Loaded, repeat: int) -> Loaded:
+    """Under ``--toolcall-repeat N`` every unit becomes N units, attempts 1..N side by side (so the
+    attempts of a unit run close together and a shard keeps them together)."""
+    if repeat <= 1:
+        return loaded
+    units = [dataclasses.replace(unit, attempt=k) for unit in loaded.units for k in range(1, repeat + 1)]
+    return Loaded(units=units, problems=loaded.problems)
 
 
 class BenchmarkModule(pytest.Module):
@@ -113,6 +123,6 @@ def _mark(name: str) -> pytest.MarkDecorator:
 
 def unit_params(units: list[Unit]) -> list[Any]:
     return [
-        pytest.param(unit, id=unit.key, marks=tuple(_mark(m) for m in (unit.benchmark, *unit.markers)))
+        pytest.param(unit, id=unit.param_id, marks=tuple(_mark(m) for m in (unit.benchmark, *unit.markers)))
         for unit in units
     ]

@@ -11,7 +11,7 @@ from pytest_toolcall.core.benchmark import Skip, Unit
 from pytest_toolcall.core.settings import Settings
 from pytest_toolcall.model.types import ChatResponse, Model, RequestError
 from pytest_toolcall.results.records import RECORD
-from pytest_toolcall.runner.answers import ANSWERS
+from pytest_toolcall.runner.answers import ANSWERS, BudgetExhausted
 from pytest_toolcall.runner.collect import CATALOG
 
 
@@ -32,7 +32,7 @@ def toolcall_model(pytestconfig: pytest.Config) -> Model:
 def toolcall_record(request: pytest.FixtureRequest, toolcall_unit: Unit) -> dict[str, Any]:
     """The result record of this item; it travels to the summary on the item's teardown report."""
     record = {**toolcall_unit.identity(), "score": None, "process": None, "output": None, "error": None}
-    record["latency_s"] = None
+    record.update(latency_s=None, usage=None, from_store=False)
     request.node.stash[RECORD] = record
     return record
 
@@ -44,11 +44,25 @@ def toolcall_answer(request: pytest.FixtureRequest, toolcall_record: dict[str, A
     job = request.config.stash[ANSWERS].prefetcher.take(request.node)
     try:
         answer = job.result()
+    except BudgetExhausted as exc:
+        _keep_usage(job, toolcall_record)
+        toolcall_record["not_run"] = "budget"  # the gate counts it as not run: the run is partial
+        pytest.skip(str(exc))
     except RequestError as exc:
+        _keep_usage(job, toolcall_record)
         toolcall_record["error"] = str(exc)
         pytest.fail(f"request failed: {exc}", pytrace=False)  # an error of the item: setup failed
     if isinstance(answer, Skip):
         pytest.skip(answer.reason)
+    _keep_usage(job, toolcall_record)
     if isinstance(answer, list) and answer and all(isinstance(r, ChatResponse) for r in answer):
         toolcall_record["latency_s"] = round(max(r.latency_s for r in answer), 4)
+    elif toolcall_record["usage"]:  # a dialogue: its requests one after the other
+        toolcall_record["latency_s"] = round(sum(r["latency_s"] for r in toolcall_record["usage"]["requests"]), 4)
     return answer
+
+
+def _keep_usage(job: Any, record: dict[str, Any]) -> None:
+    models = getattr(job, "models", None)
+    if models is not None:
+        record["usage"], record["from_store"] = models.usage()

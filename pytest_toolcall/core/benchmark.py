@@ -189,6 +189,20 @@ class Benchmark:
         """Terminal lines of one metrics block."""
         raise NotImplementedError
 
+    def compare(
+        self,
+        baseline_samples: list[dict[str, Any]],
+        baseline_metrics: dict[str, dict[str, Any]],
+        samples: list[dict[str, Any]],
+        blocks: dict[str, dict[str, Any]],
+    ) -> dict[str, dict[str, Any]]:
+        """This benchmark's metrics against a baseline run (``--toolcall-baseline``): full metric name
+        (``<block>.<metric>``) → ``results.comparison.compare_metric``'s fields plus ``gated`` (a
+        headline metric that ``--toolcall-fail-on-regression`` checks). ``baseline_samples`` and
+        ``samples`` are this benchmark's; ``baseline_metrics`` every block of the baseline. The default
+        compares nothing (the units that changed are still listed)."""
+        return {}
+
     @classmethod
     def claims_metric(cls, name: str) -> bool:
         """Whether a gate metric name is this benchmark's; raise ``ValueError`` for a malformed name

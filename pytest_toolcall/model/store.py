@@ -3,7 +3,8 @@
 Keyed by a hash of everything that determines a response (model, endpoint, messages, tools,
 sampling settings; never the API key) and of who asked (the unit's benchmark and key, the attempt
 under ``--toolcall-repeat``, the step within the unit): two units that send the same request, or two
-attempts of one unit, each get an answer of their own, as the official runners give them. In SQLite with WAL so that several xdist workers can write
+attempts of one unit, each get an answer of their own, as the official runners give them. In SQLite
+with WAL so that several xdist workers can write
 at once. Re-running an interrupted run sends only what it had not completed; ``--lf`` and scorer
 changes replay from the store.
 """

@@ -239,7 +239,9 @@ class UnitModels:
     def named(self, name: str, base_url: str | None, api_key_env: str) -> UnitModel:
         key = (name, base_url, api_key_env)
         if key not in self._views:
-            self._views[key] = UnitModel(self._run.named(name, base_url, api_key_env), self._unit.asker, self.answers)
+            # The oracle's answers cost nothing and take no time: not part of the usage.
+            kept = [] if name == ORACLE else self.answers
+            self._views[key] = UnitModel(self._run.named(name, base_url, api_key_env), self._unit.asker, kept)
         return self._views[key]
 
     def usage(self) -> tuple[dict[str, Any] | None, bool]:

@@ -120,17 +120,19 @@ class GeneralFC(Benchmark):
         blocks: dict[str, dict[str, Any]],
     ) -> dict[str, dict[str, Any]]:
         """Tool-call F1 (gated) and the share of lines passed, over the lines both runs answered; under
-        repeats each attempt pairs with the same attempt of the baseline."""
+        repeats a line's decision is the majority of its attempts (a tie counts as a call)."""
         from pytest_toolcall.benchmarks.general_fc.metrics import is_scored, record_pred
         from pytest_toolcall.results.comparison import compare_f1, compare_metric
         from pytest_toolcall.results.statistics import attempt_scores, unit_key, unit_means
 
         def decisions(rows: list[dict[str, Any]]) -> dict[str, tuple[bool, bool]]:
-            return {
-                f"{unit_key(r)}@{r.get('repeat') or 1}": (record_pred(r), bool(r["should_call_tool"]))
-                for r in rows
-                if is_scored(r)
-            }
+            votes: dict[str, list[bool]] = {}
+            labels: dict[str, bool] = {}
+            for r in rows:
+                if is_scored(r):
+                    votes.setdefault(unit_key(r), []).append(record_pred(r))
+                    labels[unit_key(r)] = bool(r["should_call_tool"])
+            return {key: (2 * sum(calls) >= len(calls), labels[key]) for key, calls in votes.items()}
 
         def passes(rows: list[dict[str, Any]]) -> dict[str, float]:
             return unit_means(attempt_scores([r for r in rows if is_scored(r)]))

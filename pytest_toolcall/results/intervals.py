@@ -73,9 +73,15 @@ def identified(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     ]
 
 
+def _sorted_attempts(records: Iterable[Mapping[str, Any]]) -> dict[str, list[float]]:
+    """Attempt scores per unit, units in key order: sums over units then add up in the same order
+    whatever order the records arrived in (xdist), to the last bit."""
+    return dict(sorted(attempt_scores(identified(records)).items()))
+
+
 def category_fields(records: list[Mapping[str, Any]]) -> dict[str, Any]:
     """The interval of the accuracy over these records, and the repeat statistics under repeats."""
-    attempts = attempt_scores(identified(records))
+    attempts = _sorted_attempts(records)
     fields: dict[str, Any] = {"ci95": as_list(accuracy_interval(attempts))}
     if repeated(records):
         summary = repeat_summary(attempts)
@@ -91,7 +97,7 @@ def repeat_fields(records: list[Mapping[str, Any]]) -> dict[str, Any]:
     """A block's ``pass_hat_k`` and ``flaky`` (node ids without the attempt) under repeats, else {}."""
     if not repeated(records):
         return {}
-    summary = repeat_summary(attempt_scores(identified(records)))
+    summary = repeat_summary(_sorted_attempts(records))
     names = unit_names(records)
     return {
         "pass_hat_k": {str(k): v for k, v in summary["pass_hat_k"].items()},

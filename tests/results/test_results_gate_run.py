@@ -252,12 +252,13 @@ def test_budget_stops_sending_and_the_gate_says_the_run_is_partial(pytester: pyt
 # --- the gate tells the truth ---------------------------------------------------------------------
 
 
-def test_stopping_early_fails_the_gate(pytester: pytest.Pytester, serve: Any) -> None:
+@pytest.mark.parametrize("stop", ["-x", "--maxfail=1"])
+def test_stopping_early_fails_the_gate(pytester: pytest.Pytester, serve: Any, stop: str) -> None:
     texts = [f"q{i}" for i in range(6)]
     server = serve({t: [i != 1] for i, t in enumerate(texts)})
     path = write_lines(pytester.path / "lines.jsonl", texts)
     result = pytester.runpytest(
-        *base_args(server, path, "-x", "--toolcall-fail-under=general_fc.tool_call_f1=0.1", "--toolcall-concurrency=1")
+        *base_args(server, path, stop, "--toolcall-fail-under=general_fc.tool_call_f1=0.1", "--toolcall-concurrency=1")
     )
     assert result.ret == 1
     assert "4 of 6 selected item(s) did not run" in result.stdout.str()
@@ -445,3 +446,35 @@ def test_a_partial_block_is_gated_on_its_official_value(pytester: pytest.Pyteste
     assert "(official value: missing units and failed requests count against the model)" in strict.stdout.str()
     measured = pytester.runpytest(*args, "--toolcall-fail-under=overall=0.8", "--toolcall-gate-value=measured")
     assert measured.ret == 0
+
+
+# --- usage details and retries through the SDK child process -----------------------------------------
+
+
+def test_cached_and_reasoning_tokens_and_retries_reach_the_report(pytester: pytest.Pytester, monkeypatch: Any) -> None:
+    monkeypatch.setenv("TOOLCALL_TEST_KEY", "sk-test-key")
+    usage = {
+        "prompt_tokens": 120,
+        "completion_tokens": 30,
+        "total_tokens": 150,
+        "prompt_tokens_details": {"cached_tokens": 100},
+        "completion_tokens_details": {"reasoning_tokens": 12},
+    }
+    reply = Reply(tool_calls=GOOD.tool_calls, usage=usage)
+    texts = [f"q{i}" for i in range(20)]
+    path = write_lines(pytester.path / "lines.jsonl", texts)
+    from tests.support.chat_server import FaultPlan
+
+    with ChatServer(lambda body: reply, faults=FaultPlan(0.3, ("500",), seed=4, retry_after=0.0)) as server:
+        args = base_args(server, path, "--toolcall-report=report.json", "--toolcall-max-retries=12")
+        result = pytester.runpytest(*args)
+        faults = server.faults_injected.get("500", 0)
+    result.assert_outcomes(passed=20)
+    report = report_of(pytester)
+    assert report["usage"]["prompt_tokens"] == 20 * 120 and report["usage"]["completion_tokens"] == 20 * 30
+    assert report["usage"]["cached_tokens"] == 20 * 100 and report["usage"]["reasoning_tokens"] == 20 * 12
+    # Every injected 500 was retried once, and counted on the answer that finally came.
+    assert faults > 0 and report["usage"]["retries"] == faults
+    sample = report["samples"][0]
+    assert sample["usage"]["cached_tokens"] == 100 and sample["usage"]["requests"][0]["reasoning_tokens"] == 12
+    assert "(of which 2,000 cached, 240 reasoning)" in result.stdout.str()

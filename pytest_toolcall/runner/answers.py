@@ -10,11 +10,10 @@ import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from pytest_toolcall.core.benchmark import Dialogue, Requests, Skip, Unit
+from pytest_toolcall.core.benchmark import Dialogue, Requests, Skip
 from pytest_toolcall.core.settings import ORACLE, Settings
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.model.oracle import OracleModel
@@ -22,7 +21,7 @@ from pytest_toolcall.model.prefetch import DoneJob, Job, Prefetcher, RequestsJob
 from pytest_toolcall.model.store import CachedModel, ResponseStore
 from pytest_toolcall.model.types import ChatRequest, ChatResponse, Model, ModelSettings, RequestError
 from pytest_toolcall.results.usage import Budget
-from pytest_toolcall.runner.collect import CATALOG, Catalog
+from pytest_toolcall.runner.collect import CATALOG, Catalog, unit_of
 
 STORE_FILE = "responses.sqlite3"
 
@@ -121,9 +120,8 @@ class Answers:
     # --- jobs ----------------------------------------------------------------------------------
 
     def job_for(self, item: pytest.Item) -> Job | None:
-        params: dict[str, Any] = getattr(getattr(item, "callspec", None), "params", {})
-        unit = params.get("toolcall_unit")
-        if not isinstance(unit, Unit):
+        unit = unit_of(item)
+        if unit is None:
             return None
         models = UnitModels(self, unit)
         plan = self.catalog.benchmarks[unit.benchmark].plan(unit, models)

@@ -14,15 +14,16 @@ import pytest
 
 from pytest_toolcall import __version__
 from pytest_toolcall.core import registry
-from pytest_toolcall.core.benchmark import MODULE_NODEID, Benchmark, is_benchmark_nodeid
+from pytest_toolcall.core.benchmark import MODULE_NODEID, Benchmark, Unit, is_benchmark_nodeid
 from pytest_toolcall.core.settings import Settings
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.results import gate, github, report, summary
 from pytest_toolcall.results.baseline import BaselineError, compare_run, load_baseline
 from pytest_toolcall.results.records import RECORD, RecordCollector, sanitize
 from pytest_toolcall.results.usage import usage_summary
-from pytest_toolcall.runner import collect
+from pytest_toolcall.runner import collect, failures, selection
 from pytest_toolcall.runner.answers import ANSWERS, Answers
+from pytest_toolcall.runner.failures import VERDICT
 
 
 class ToolcallRun:
@@ -46,6 +47,7 @@ class ToolcallRun:
         #: Whether a gate decides the exit status.
         self.gated = bool(self.thresholds) or settings.fail_on_regression is not None
         benchmarks = {name: classes[name](settings) for name in settings.benches}
+        self.requested = selection.take_nodeid_arguments(config)
         config.stash[collect.CATALOG] = collect.Catalog(settings, benchmarks)
         self.config = config
         self.settings = settings
@@ -56,6 +58,7 @@ class ToolcallRun:
         #: Metrics blocks of each benchmark (name -> block name -> block).
         self.metrics: dict[str, dict[str, Any]] = {}
         self.shortfalls: list[str] = []
+        self.deselected = 0  # benchmark items deselected by -m, -k or requested node ids
         self.data_problems: list[str] = []  # node ids of the data that could not be loaded
         #: Node ids of the session's other tests (and collectors) that failed: a gate never passes them.
         self.ordinary_failures: set[str] = set()
@@ -76,7 +79,10 @@ class ToolcallRun:
 
     def pytest_report_header(self) -> list[str]:
         s = self.settings
-        parts = [f"toolcall: model={s.model} endpoint={s.base_url or 'default'} bench={','.join(s.benches)}"]
+        endpoint = (
+            "none (oracle)" if not s.sends_requests else s.base_url or f"{OPENAI_DEFAULT_URL} (the SDK's default)"
+        )
+        parts = [f"toolcall: model={s.model} endpoint={endpoint} bench={','.join(s.benches)}"]
         parts += filter(None, (benchmark.header() for benchmark in self.benchmarks.values()))
         return [
             " ".join(parts),
@@ -105,7 +111,20 @@ class ToolcallRun:
         elif report.failed and not self.is_worker:
             self.ordinary_failures.add(report.nodeid or "<collection>")
 
+    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[Any]) -> None:
+        if self.requested:
+            selection.keep_requested(items, self.requested, config)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self.deselected += sum(1 for item in items if collect.unit_of(item) is not None)
+
     def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if self.deselected and not any(collect.unit_of(item) for item in session.items):
+            hint = selection.empty_selection_hint(self.config, self.benchmarks, registry.benchmark_classes().values())
+            reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+            if hint and reporter is not None:
+                reporter.write_line(hint, yellow=True)
         # The data and the items live until the end: keep the collector from walking them again
         # and again (each full collection costs tenths of a second with this many objects).
         gc.freeze()
@@ -124,6 +143,7 @@ class ToolcallRun:
         """Workers send their requests through this process's client process (one SDK import)."""
         if self.settings.sends_requests:
             node.workerinput[sdk_process.WORKER_INPUT] = sdk_process.client_address()
+        node.workerinput[selection.WORKER_INPUT] = self.requested
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
@@ -144,6 +164,12 @@ class ToolcallRun:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Any:
         self.work.before(item)  # start the model work of the items coming next
+        unit = collect.unit_of(item)
+        if unit is not None:
+            # Known here rather than at collection: only the items that run pay for the check.
+            reason = self.benchmarks[unit.benchmark].known_failure(unit)
+            if reason is not None:
+                item.add_marker(pytest.mark.xfail(reason=reason, strict=False, raises=failures.VerdictFailure))
         try:
             return (yield)
         finally:
@@ -155,15 +181,28 @@ class ToolcallRun:
         if record is not None and call.when == "teardown":
             item.user_properties.extend(report.testcase_properties(record))
         rep = yield
+        unit = collect.unit_of(item)
+        if unit is not None:  # on every phase's report: JUnit opens the testcase with the first
+            rep.toolcall_class = junit_classname(unit)
         if record is not None and call.when == "teardown":
             rep.toolcall = sanitize(record)
+        verdict = item.stash.get(VERDICT, None)
+        if verdict is not None and call.when == "call" and rep.failed:
+            failures.present(rep, collect.unit_of(item), verdict, self.config.option.tbstyle)  # type: ignore[arg-type]
         return rep
 
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if not self.is_worker:
-            self.collector.pytest_runtest_logreport(report)
-            if report.failed and not is_benchmark_nodeid(report.nodeid) and not hasattr(report, "wasxfail"):
-                self.ordinary_failures.add(report.nodeid)
+        if self.is_worker:
+            return
+        classname = getattr(report, "toolcall_class", None)
+        xml = self.config.stash.get(_junit_key(), None) if classname and _junit_key() else None
+        if xml is not None:
+            # Set before pytest's JUnit writer sees the report: it keeps attributes already set.
+            xml.node_reporter(report).add_attribute("classname", classname)
+        self.collector.pytest_runtest_logreport(report)
+        if report.failed and not is_benchmark_nodeid(report.nodeid) and not hasattr(report, "wasxfail"):
+            self.ordinary_failures.add(report.nodeid)
 
     # --- end of session: aggregate, report, gate ----------------------------------------------
 
@@ -319,7 +358,8 @@ class ToolcallRun:
                 f"incomplete: {not_run} of {len(self.collector.selected)} selected item(s) did not run", yellow=True
             )
         if self.gated:
-            failed = sum(1 for r in self.collector.records.values() if r.get("outcome") == "failed")
+            # Expected failures (a reference the scorer rejects) failed too: the metrics count them.
+            failed = sum(1 for r in self.collector.records.values() if r.get("outcome") in ("failed", "xfailed"))
             if self.shortfalls:
                 tr.write_line("toolcall gate FAILED: " + "; ".join(self.shortfalls), red=True, bold=True)
                 for line in github.error_lines(self.shortfalls, os.environ):
@@ -370,6 +410,16 @@ def _last_failed_by_model(config: pytest.Config, settings: Settings) -> str | No
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+#: Where the openai SDK sends requests when neither --toolcall-base-url nor $OPENAI_BASE_URL is set.
+OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
+
+
+def junit_classname(unit: Unit) -> str:
+    """``toolcall.<benchmark>.<lang>.<category>``: CI test views group by benchmark and category."""
+    parts = ["toolcall", unit.benchmark, unit.lang, None if unit.category == unit.benchmark else unit.category]
+    return ".".join(part for part in parts if part)
 
 
 def _junit_key() -> Any:

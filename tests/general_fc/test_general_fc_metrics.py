@@ -63,6 +63,7 @@ def test_all_keys_present() -> None:
         "tool_call_f1",
         "finish_reasons",
         "validation_failures",
+        "failure_kinds",
         # issue 14: intervals, and K2-Vendor-Verifier's view where a failed request is no call
         "accuracy",
         "accuracy_ci95",

@@ -19,6 +19,7 @@ from collections import defaultdict
 from typing import Any
 
 from pytest_toolcall.benchmarks.acebench.dataset import CATEGORIES, GROUPS, OVERALL_WEIGHTS, family
+from pytest_toolcall.core.failure_kinds import failure_kind_counts
 from pytest_toolcall.results.intervals import as_list, category_fields, group_intervals, repeat_fields, unit_means_by
 
 #: Outcomes of items that did not run to a verdict on purpose: not part of any denominator.
@@ -72,6 +73,7 @@ def _language(
         "missing_categories": missing,
         "short_categories": short,
         "errors": incomplete,
+        "failure_kinds": failure_kind_counts(records),
         **repeat_fields(records),
     }
 

@@ -7,6 +7,7 @@ from typing import Any
 from tabulate import tabulate
 
 from pytest_toolcall.benchmarks.acebench.dataset import OVERALL_WEIGHTS
+from pytest_toolcall.core.failure_kinds import failure_kind_line
 from pytest_toolcall.results.summary import interval, pass_hat
 from pytest_toolcall.text import number
 
@@ -29,13 +30,11 @@ def acebench_table(block: dict[str, Any]) -> list[str]:
         disable_numparse=True,
     )
     lines = [*table.splitlines(), ""]
-    digits = 4 if block["partial"] else 3
     intervals = block.get("groups_ci95") or {}
     group_rows = [
-        [group.upper(), number(value, digits), interval(intervals.get(group))]
-        for group, value in block["groups"].items()
+        [group.upper(), number(value), interval(intervals.get(group))] for group, value in block["groups"].items()
     ]
-    group_rows.append(["OVERALL", number(block["overall"], digits), interval(block.get("overall_ci95"))])
+    group_rows.append(["OVERALL", number(block["overall"]), interval(block.get("overall_ci95"))])
     lines += tabulate(
         group_rows, headers=["group", "score", "95% CI"], colalign=("left", "right", "right"), disable_numparse=True
     ).splitlines()
@@ -44,6 +43,8 @@ def acebench_table(block: dict[str, Any]) -> list[str]:
         lines.append(f"repeats: pass^k {pass_hat(block['pass_hat_k'])} (k=1..); {len(flaky)} flaky unit(s)")
     if block["partial"]:
         lines.append(_partial_note(block))
+    if kinds := failure_kind_line(block.get("failure_kinds", {})):
+        lines.append(kinds)
     return lines
 
 

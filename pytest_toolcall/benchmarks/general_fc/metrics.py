@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_toolcall.benchmarks.general_fc.scoring import ERROR, OTHER, SKIPPED, TOOL_CALLS
+from pytest_toolcall.core.failure_kinds import failure_kind_counts
 from pytest_toolcall.results.intervals import as_list, category_fields, f1_interval, repeat_fields
 from pytest_toolcall.results.statistics import wilson
 
@@ -69,6 +70,7 @@ def general_fc_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
             "null" if r.get("finish_reason") is None else str(r["finish_reason"]) for r in scored
         ),
         "validation_failures": _histogram(failures),
+        "failure_kinds": failure_kind_counts(scored),
     }
 
 

@@ -10,10 +10,11 @@ import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from pytest_toolcall.core.benchmark import Dialogue, Requests, Skip
+from pytest_toolcall.core.benchmark import Dialogue, Requests, Skip, Unit
 from pytest_toolcall.core.settings import ORACLE, Settings
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.model.oracle import OracleModel

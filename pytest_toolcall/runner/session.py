@@ -280,7 +280,7 @@ class ToolcallRun:
         shortfalls += gate.completeness(
             selected=len(self.collector.selected),
             not_run=self.not_run(),
-            budget_skipped=sum(1 for r in samples if r.get("not_run") == "budget"),
+            budget_skipped=self.not_asked(),
             ordinary_failed=len(self.ordinary_failures),
             interrupted=session.exitstatus == pytest.ExitCode.INTERRUPTED,
         )
@@ -288,6 +288,10 @@ class ToolcallRun:
 
     def not_run(self) -> int:
         return len(set(self.collector.selected) - set(self.collector.records))
+
+    def not_asked(self) -> int:
+        """Items skipped because --toolcall-budget was spent."""
+        return sum(1 for r in self.collector.records.values() if r.get("not_run") == "budget")
 
     def samples(self) -> list[dict[str, Any]]:
         """Every record; a record of a crashed worker gets its unit's identity from the data."""
@@ -315,6 +319,7 @@ class ToolcallRun:
             "repeat": s.repeat,
             "selected": len(self.collector.selected),
             "not_run": self.not_run(),
+            "not_asked": self.not_asked(),
             "data_problems": self.data_problems,
         }
 
@@ -352,6 +357,12 @@ class ToolcallRun:
             tr.write_sep("=", f"toolcall: against the baseline {self.comparison['baseline']['path']}")
             for line in summary.comparison_lines(self.comparison, self.settings.fail_on_regression):
                 tr.write_line(line)
+        if not_asked := self.not_asked():
+            tr.write_line(
+                f"partial: {not_asked} of {len(self.collector.selected)} selected item(s) were not asked: "
+                f"--toolcall-budget={self.settings.budget:g} USD was spent",
+                yellow=True,
+            )
         not_run = self.not_run()
         if not_run:
             tr.write_line(

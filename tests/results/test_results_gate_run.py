@@ -247,6 +247,7 @@ def test_budget_stops_sending_and_the_gate_says_the_run_is_partial(pytester: pyt
     assert "--toolcall-budget=5" in result.stdout.str()
     assert result.ret == 1
     assert f"{len(skipped)} of 12 selected item(s) were not asked: --toolcall-budget was spent" in result.stdout.str()
+    assert report_of(pytester)["run"]["not_asked"] == len(skipped)
 
 
 # --- the gate tells the truth ---------------------------------------------------------------------

@@ -235,18 +235,28 @@ def group_intervals(
     one stratified bootstrap of per-unit mean scores, stratified by category."""
     strata = {c: _values(units) for c, units in sorted(units_by_category.items()) if units}
     overall = weighted_groups(groups, weights)
+    # Group members with units, fixed for the run: each resample then only draws and averages.
+    members = {g: [c for c in cats if c in strata] for g, cats in groups.items()}
     rng = random.Random(seed)
     series: dict[str, list[float]] = {name: [] for name in (*groups, "overall")}
     for _ in range(RESAMPLES if strata else 0):
-        means = {c: _mean_of(values, resampled_counts(rng, counts)) for c, (values, counts) in strata.items()}
-        for group, members in groups.items():
-            present = [means[c] for c in members if c in means]
+        means = {c: _resampled_mean(rng, values, counts) for c, (values, counts) in strata.items()}
+        for group, present in members.items():
             if present:
-                series[group].append(sum(present) / len(present))
+                series[group].append(sum(means[c] for c in present) / len(present))
         value = overall({c: [m] for c, m in means.items()})
         if value is not None:
             series["overall"].append(value)
     return {name: _interval(values) for name, values in series.items()}
+
+
+def _resampled_mean(rng: random.Random, values: Sequence[float], counts: Sequence[int]) -> float:
+    """The mean of one resample of a stratum (a 0/1 category: one binomial draw)."""
+    if len(values) == 2:
+        n = counts[0] + counts[1]
+        high = n - binomial(rng, n, counts[0] / n)
+        return (values[0] * (n - high) + values[1] * high) / n
+    return _mean_of(values, resampled_counts(rng, counts))
 
 
 def f1_interval(units: Iterable[tuple[bool, bool]], *, seed: int = 0) -> Interval | None:

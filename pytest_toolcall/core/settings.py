@@ -78,7 +78,12 @@ OPTIONS = (
     Option("html", "write a single-file HTML report to PATH", metavar="PATH"),
     Option("fail-under", "quality gate, e.g. overall=0.8,atom=0.9", metavar="METRIC=VALUE,..."),
     Option("max-errors", "request errors the gate tolerates", default="0", metavar="N"),
-    Option("repeat", "run every unit N times, as N items (ids end in @1 ... @N), each asking anew", default="1"),
+    Option(
+        "repeat",
+        "run every unit N times, as N items (ids end in @1 ... @N), each asking anew",
+        default="1",
+        metavar="N",
+    ),
     Option("baseline", "JSON report of an earlier run: changes, paired tests, regressed units", metavar="REPORT"),
     Option(
         "fail-on-regression",
@@ -88,7 +93,7 @@ OPTIONS = (
     ),
     Option(
         "gate-on",
-        "point: thresholds hold for the value; lower: for the lower bound of its 95% interval",
+        "point: thresholds hold for the value; lower: for the lower bound of its 95 percent interval",
         default="point",
         metavar="point|lower",
     ),
@@ -100,7 +105,11 @@ OPTIONS = (
         metavar="strict|measured",
     ),
     Option("price", "USD per million prompt and completion tokens: a cost estimate", metavar="IN,OUT"),
-    Option("budget", "stop sending new requests once the estimated cost passes USD (needs --toolcall-price)"),
+    Option(
+        "budget",
+        "stop sending new requests once the estimated cost passes USD (needs --toolcall-price)",
+        metavar="USD",
+    ),
 )
 DEFAULT_BENCH = "acebench"
 

@@ -30,7 +30,11 @@ class ToolcallRun:
                 self.thresholds = gate.parse_thresholds(settings.fail_under)
             except ValueError as exc:
                 raise pytest.UsageError(f"--toolcall-fail-under: {exc}") from None
-        benchmarks = {name: classes[name](settings) for name in settings.benches}
+        # The selected benchmarks, and those of the users' own files (case files): these are active
+        # in every run, since their items come from whatever paths pytest is given.
+        own_files = [n for n, cls in classes.items() if cls.file_suffixes and n not in settings.benches]
+        names = [*settings.benches, *own_files]
+        benchmarks = {name: classes[name](settings) for name in names}
         config.stash[collect.CATALOG] = collect.Catalog(settings, benchmarks)
         self.config = config
         self.settings = settings
@@ -56,7 +60,7 @@ class ToolcallRun:
 
     def pytest_report_header(self) -> list[str]:
         s = self.settings
-        parts = [f"toolcall: model={s.model} endpoint={s.base_url or 'default'} bench={','.join(s.benches)}"]
+        parts = [f"toolcall: model={s.model} endpoint={s.base_url or 'default'} bench={','.join(s.benches) or 'none'}"]
         parts += filter(None, (benchmark.header() for benchmark in self.benchmarks.values()))
         return [
             " ".join(parts),
@@ -69,10 +73,23 @@ class ToolcallRun:
     @pytest.hookimpl(wrapper=True)
     def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
         report = yield
-        if isinstance(collector, pytest.Session) and report.passed:
-            self.catalog  # load before the module collects  # noqa: B018
-            report.result.append(collect.benchmark_module(collector))
+        if isinstance(collector, pytest.Session) and report.passed and self.catalog.module_benchmarks:
+            report.result.append(collect.benchmark_module(collector))  # (the catalog loads first)
         return report
+
+    def pytest_collect_file(self, file_path: Any, parent: pytest.Collector) -> pytest.Collector | None:
+        name = self.config.stash[collect.CATALOG].file_benchmark(file_path)
+        if name is None:
+            return None
+        return collect.BenchmarkFile.from_parent(parent, path=file_path, benchmark=name)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        # Before -m deselects: an ordinary test asking the model through a benchmark's fixture
+        # carries that benchmark's marker (``-m cases`` selects the Python tests of cases too).
+        for item in items:
+            if "toolcall_chat" in getattr(item, "fixturenames", ()) and collect.UNIT not in item.stash:
+                item.add_marker("cases")
 
     def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
         if metafunc.definition.nodeid.startswith(f"{MODULE_NODEID}::"):
@@ -130,6 +147,12 @@ class ToolcallRun:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
         record = item.stash.get(RECORD, None)
+        test_unit = item.stash.get(collect.TEST_UNIT, None)
+        if record is not None and test_unit is not None and call.when == "call":
+            # An ordinary test counted in a benchmark: its verdict is what its call raised.
+            error = call.excinfo.value if call.excinfo is not None else None
+            verdict = self.catalog.benchmarks[test_unit.benchmark].score(test_unit, error)
+            record.update(verdict.fields, score=1.0 if verdict.passed else 0.0)
         if record is not None and call.when == "teardown":
             item.user_properties.extend(report.testcase_properties(record))
         rep = yield
@@ -201,7 +224,7 @@ class ToolcallRun:
         samples = []
         for record in self.collector.records.values():
             if "benchmark" not in record:
-                unit = self.catalog.unit(record["nodeid"])
+                unit = self.catalog.unit(record["nodeid"], self.config.rootpath)
                 record = {**unit.identity(), **record} if unit is not None else {**record, "benchmark": None}
             samples.append(record)
         return samples

@@ -88,7 +88,7 @@ def test_each_case_is_one_item_named_file_and_id(project: pytest.Pytester) -> No
         # cases: the case files and the Python tests that ask through toolcall_chat
         (
             ["-m", "cases"],
-            ["tests/test_agent.py::test_asks", "tests/weather.toolcall.yaml::hello", "tests/weather.toolcall.yaml::paris"],
+            ["tests/test_agent.py::test_asks", *(f"tests/weather.toolcall.yaml::{i}" for i in ("hello", "paris"))],
         ),
         (["-k", "hello or plain"], ["tests/test_agent.py::test_plain", "tests/weather.toolcall.yaml::hello"]),
     ],
@@ -102,9 +102,8 @@ def test_markers_and_keywords(project: pytest.Pytester, selection: list[str], ex
 def test_with_paths_only_those_paths_and_named_benchmarks(project: pytest.Pytester) -> None:
     result = project.runpytest(*ORACLE, "tests/weather.toolcall.yaml", "--collect-only", "-q")
     assert collected(result) == ["tests/weather.toolcall.yaml::hello", "tests/weather.toolcall.yaml::paris"]
-    result = project.runpytest(
-        *ORACLE, "tests/weather.toolcall.yaml", "--toolcall-bench=acebench", "--toolcall-limit=1", "--collect-only", "-q"
-    )
+    named = ("--toolcall-bench=acebench", "--toolcall-limit=1")
+    result = project.runpytest(*ORACLE, "tests/weather.toolcall.yaml", *named, "--collect-only", "-q")
     items = collected(result)
     assert len(items) == 2 + 17  # and one ACEBench item per en category (agents included)
     assert all(i.startswith(("tests/weather.toolcall.yaml::", "toolcall::acebench[en/")) for i in items)
@@ -154,7 +153,8 @@ def test_a_broken_file_is_one_collection_error_and_the_rest_runs(project: pytest
         """
     )
     (project.path / "tests" / "broken.toolcall.yml").write_text(broken, encoding="utf-8")
-    (project.path / "tests" / "bad.toolcall.jsonl").write_text('{"id": "a", "prompt": "x", "expect": {"no_call": true}}\n{oops\n')
+    jsonl = '{"id": "a", "prompt": "x", "expect": {"no_call": true}}\n{oops\n'
+    (project.path / "tests" / "bad.toolcall.jsonl").write_text(jsonl, encoding="utf-8")
     result = project.runpytest(*ORACLE, "tests", "-q", "--toolcall-report=report.json")
     out = result.stdout.str()
     result.assert_outcomes(passed=4, errors=2)

@@ -32,8 +32,9 @@ class Catalog:
     benchmarks: dict[str, Benchmark]
     loaded: dict[str, Loaded] = field(default_factory=dict)
 
-    #: The units of the users' files collected in this process, by node id.
+    #: The units of the users' files collected in this process, by node id, and their markers.
     file_units: dict[str, Unit] = field(default_factory=dict)
+    file_markers: set[str] = field(default_factory=set)
 
     def load(self) -> Catalog:
         for name, benchmark in self.benchmarks.items():
@@ -128,8 +129,9 @@ class BenchmarkFile(pytest.File):
         function = items.test_function(self.benchmark)
         collected = []
         for unit in loaded.units:
-            for marker in unit.markers:  # the file's own markers (case tags): -m works under --strict-markers
+            for marker in set(unit.markers) - catalog.file_markers:  # case tags: -m works under --strict-markers
                 self.config.addinivalue_line("markers", f"{marker}: a tag of {unit.file}")
+                catalog.file_markers.add(marker)
             catalog.file_units[unit.nodeid] = unit
             collected.append(UnitItem.from_parent(self, name=unit.key, callobj=function, unit=unit))
         return collected

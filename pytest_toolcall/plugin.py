@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from pytest_toolcall.core import registry
+from pytest_toolcall.core.benchmark import is_module_nodeid
 from pytest_toolcall.core.settings import Settings, add_options, needs_client_early
 
 
@@ -49,8 +50,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if settings.benchmark_items_only and not any(classes[name].file_suffixes for name in named & set(classes)):
         # A model typed with no path: only the benchmark items. A benchmark of the users' own files
         # named in --toolcall-bench (``cases``, not merely included in ``all``) keeps pytest's default
-        # paths (testpaths, else the current directory): that is where those files are.
-        config.args = []
+        # paths (testpaths, else the current directory): that is where those files are. Benchmark
+        # node ids given as arguments stay, for ToolcallRun to take (``runner/selection.py``).
+        config.args = [arg for arg in config.args if is_module_nodeid(arg)]
     config.pluginmanager.register(fixtures, "toolcall-fixtures")
     config.pluginmanager.register(ToolcallRun(config, settings), "toolcall-run")
 

@@ -46,6 +46,8 @@ class Unit:
     #: The node id of the user's file that holds the unit (a case file, a test module); None: the
     #: unit is one of the benchmark's items under the ``toolcall`` module node.
     file: str | None = None
+    #: Where the sample is written (``path:line``), for messages.
+    source: str | None = field(default=None, compare=False)
 
     @property
     def nodeid(self) -> str:
@@ -65,10 +67,16 @@ class Unit:
         }
 
 
+def is_module_nodeid(nodeid: str) -> bool:
+    """Whether a node id is of the ``toolcall`` module node (a benchmark item, a data problem, a
+    benchmark's function): never a path pytest could open."""
+    return nodeid.startswith(f"{MODULE_NODEID}::")
+
+
 def is_benchmark_nodeid(nodeid: str) -> bool:
     """Whether a node id is one of the benchmark items (or a data problem among them): an item of
     the ``toolcall`` module, or of a file that a benchmark collects (``weather.toolcall.yaml::paris``)."""
-    return nodeid.startswith(f"{MODULE_NODEID}::") or nodeid.partition("::")[0].endswith(collected_file_suffixes())
+    return is_module_nodeid(nodeid) or nodeid.partition("::")[0].endswith(collected_file_suffixes())
 
 
 @functools.cache
@@ -131,10 +139,13 @@ class DataError(Exception):
 @dataclass
 class Verdict:
     passed: bool
-    #: Why it failed, as shown in pytest's failure output (empty when it passed).
+    #: Why it failed, everything a person needs (``--tb=long``); empty when it passed.
     message: str = ""
     #: Record fields: ``output``, ``process``, ``ceiling``, ``error_type``, benchmark-specific ones.
     fields: dict[str, Any] = field(default_factory=dict)
+    #: The reason and the raw output only (``--tb=short``, the JSON report's ``reason``); by
+    #: default the message's first line.
+    brief: str = ""
 
 
 @dataclass
@@ -211,6 +222,16 @@ class Benchmark:
     def gate_values(cls, name: str, metrics: dict[str, dict[str, Any]]) -> list[tuple[str, float | None]]:
         """(label, value) of a claimed metric in every block it applies to; None: not measured."""
         return []
+
+    def selection_hint(self, names: set[str]) -> str | None:
+        """When ``-m``/``-k`` selected none of this benchmark's items: which option would load the
+        data that the names in the expressions refer to (``zh`` -> ``--toolcall-lang=zh``)."""
+        return None
+
+    def known_failure(self, unit: Unit) -> str | None:
+        """Why the unit's own reference answer fails the official scorer (the item is then an
+        expected failure, not strict: metrics are unchanged); None when it passes."""
+        return None
 
     def suite_properties(self, name: str, block: dict[str, Any]) -> list[tuple[str, Any]]:
         """JUnit suite properties of a block; by default its top-level numbers."""

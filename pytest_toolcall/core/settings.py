@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.core import registry
+from pytest_toolcall.core.benchmark import is_module_nodeid
 
 ORACLE = "oracle"
 MODES = ("read-write", "read-only", "replay", "off")
@@ -55,8 +56,18 @@ OPTIONS = (
     Option("concurrency", "model requests in flight per process", default="8", metavar="N"),
     Option("timeout", "seconds per request", default="120", metavar="S"),
     Option("max-retries", "retries per request (429, 5xx, resets, timeouts, bad bodies)", default="4", metavar="N"),
-    Option("temperature", "sampling temperature (official ACEBench runner: 0.7)", default="0.7"),
-    Option("max-tokens", "max_tokens per answer (official ACEBench runner: 1200)", default="1200", metavar="N"),
+    Option(
+        "temperature",
+        "sampling temperature, or 'none' to omit it (official ACEBench runner: 0.7)",
+        default="0.7",
+        metavar="T",
+    ),
+    Option(
+        "max-tokens",
+        "max_tokens per answer, or 'none' to omit it (official ACEBench runner: 1200)",
+        default="1200",
+        metavar="N",
+    ),
     Option("extra-body", "JSON object merged into every request body", metavar="JSON"),
     Option("cache", "response store folder, or 'off' (default: under pytest's cache dir)", metavar="DIR|off"),
     Option(
@@ -84,9 +95,10 @@ def all_options() -> list[tuple[str | None, Option]]:
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("toolcall", "tool-calling benchmarks (pytest-toolcall)")
     for _, option in all_options():
-        group.addoption(
-            f"--toolcall-{option.name}", dest=option.dest, default=None, metavar=option.metavar, help=option.help
-        )
+        # The default stays None here (an unset option falls back to the ini file and the
+        # environment); the help says what an unset option means.
+        shown = option.help if option.default is None else f"{option.help} (default: {option.default})"
+        group.addoption(f"--toolcall-{option.name}", dest=option.dest, default=None, metavar=option.metavar, help=shown)
         if option.ini:
             parser.addini(option.dest, f"{option.help} (--toolcall-{option.name})", default=None)
 
@@ -148,9 +160,11 @@ class Settings:
         source = config.option if namespace is None else namespace
         typed = getattr(source, "toolcall_model", None) is not None  # on the command line, not from the ini
         if namespace is None:
-            paths_given = config.args_source == pytest.Config.ArgsSource.ARGS
+            args = config.args if config.args_source == pytest.Config.ArgsSource.ARGS else []
         else:  # before pytest has resolved its arguments: the positional ones as parsed
-            paths_given = bool(getattr(namespace, "file_or_dir", None))
+            args = getattr(namespace, "file_or_dir", None) or []
+        # A benchmark item's node id pasted as an argument is not a path (``runner/selection.py``).
+        paths_given = any(not is_module_nodeid(str(arg)) for arg in args)
         items_only = typed and not paths_given
         benches = _benches(raw, options, found, default=(DEFAULT_BENCH,) if items_only else ())
         for owner, option in options:

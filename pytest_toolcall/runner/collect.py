@@ -153,7 +153,8 @@ class UnitItem(pytest.Function):
 
 
 def unit_of(item: pytest.Item) -> Unit | None:
-    """The unit an item scores: a parameter of a benchmark function, or in a file item's stash."""
+    """The benchmark unit an item scores (a parameter of a benchmark function, or in a file item's
+    stash), or None for any other test."""
     unit = getattr(getattr(item, "callspec", None), "params", {}).get("toolcall_unit")
     if isinstance(unit, Unit):
         return unit

@@ -47,7 +47,7 @@ def toolcall_record(request: pytest.FixtureRequest, toolcall_unit: Unit) -> dict
 
 def _new_record(item: pytest.Item, unit: Unit) -> dict[str, Any]:
     record = {**unit.identity(), "score": None, "process": None, "output": None, "error": None}
-    record["latency_s"] = None
+    record.update(latency_s=None, failure_kind=None)
     item.stash[RECORD] = record
     return record
 

@@ -55,6 +55,7 @@ class Cases(Benchmark):
             fields={"file": case.file, "line": case.line, "tags": list(case.tags)},
             sample=case,
             file=case.file,
+            source=f"{case.file}:{case.line}",
         )
 
     def test_unit(self, item: pytest.Item) -> Unit:
@@ -108,7 +109,8 @@ class Cases(Benchmark):
         fields = {k: v for k, v in case_record(case, verdict).items() if k not in ("outcome", "score")}
         fields.update(expect=case.expect, output=response.content, tool_calls=response.tool_calls)
         fields["finish_reason"] = response.finish_reason
-        return Verdict(verdict.passed, verdict.message, fields)
+        # The whole message is short (the kind, a line per difference, the answer): the report's reason.
+        return Verdict(verdict.passed, verdict.message, fields, brief=verdict.message)
 
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         from pytest_toolcall.benchmarks.cases.metrics import cases_metrics

@@ -12,7 +12,7 @@ import pytest
 from pytest_toolcall.core.benchmark import Skip, Unit
 from pytest_toolcall.core.settings import Settings
 from pytest_toolcall.model.types import ChatResponse, Model, RequestError
-from pytest_toolcall.results.records import RECORD
+from pytest_toolcall.results.records import RECORD, new_record
 from pytest_toolcall.runner.answers import ANSWERS
 from pytest_toolcall.runner.collect import CATALOG, TEST_UNIT, UNIT
 
@@ -46,8 +46,7 @@ def toolcall_record(request: pytest.FixtureRequest, toolcall_unit: Unit) -> dict
 
 
 def _new_record(item: pytest.Item, unit: Unit) -> dict[str, Any]:
-    record = {**unit.identity(), "score": None, "process": None, "output": None, "error": None}
-    record.update(latency_s=None, failure_kind=None)
+    record = new_record(unit)
     item.stash[RECORD] = record
     return record
 

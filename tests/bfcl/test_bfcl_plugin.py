@@ -1,0 +1,216 @@
+"""BFCL through the plugin with the built-in oracle (no network): the official ceilings in both modes,
+node ids, markers and selection, the metrics block, gate names and option errors."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolcall.benchmarks.bfcl.benchmark import BFCL
+from pytest_toolcall.benchmarks.bfcl.data import LIVE, NON_LIVE, SINGLE_TURN_CATEGORIES
+from pytest_toolcall.benchmarks.bfcl.metrics import MULTI_TURN, bfcl_metrics
+from pytest_toolcall.benchmarks.bfcl.summary import bfcl_table
+from pytest_toolcall.results import gate
+
+VERDICTS = Path(__file__).resolve().parents[2] / "data" / "verdicts"
+ORACLE = ["--toolcall-model=oracle", "--toolcall-bench=bfcl", "--toolcall-cache=off", "-p", "no:randomly"]
+
+
+def committed_ceilings(mode: str) -> dict[str, dict[str, Any]]:
+    """The official checker's verdicts on the first possible answers, per category."""
+    with open(VERDICTS / "bfcl_ceilings.jsonl", encoding="utf-8") as handle:
+        lines = [json.loads(line) for line in handle]
+    return {line["category"]: line for line in lines if line["mode"] == mode}
+
+
+def report(pytester: pytest.Pytester) -> dict[str, Any]:
+    return json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+
+
+def failed_ids(result: pytest.RunResult) -> set[str]:
+    return set(re.findall(r"^FAILED toolcall::bfcl\[([^\]]+)\]", result.stdout.str(), re.M))
+
+
+@pytest.mark.parametrize("mode", ["fc", "prompting"])
+def test_oracle_run_reaches_the_official_ceilings(pytester: pytest.Pytester, mode: str) -> None:
+    result = pytester.runpytest(*ORACLE, f"--toolcall-bfcl-mode={mode}", "--toolcall-report=report.json")
+    official = committed_ceilings(mode)
+    assert set(official) == set(SINGLE_TURN_CATEGORIES)
+    failing = {f"{line['category']}/{sample_id}" for line in official.values() for sample_id in line["failing_ids"]}
+    assert failed_ids(result) == failing
+    result.assert_outcomes(passed=sum(line["passed"] for line in official.values()), failed=len(failing))
+
+    block = report(pytester)["metrics"]["bfcl"]
+    assert block["mode"] == mode
+    assert list(block["categories"]) == list(SINGLE_TURN_CATEGORIES)
+    for category, line in official.items():
+        got = block["categories"][category]
+        ceiling = line["passed"] / line["total"]
+        assert (got["n"], got["passed"], got["errors"]) == (line["total"], line["passed"], 0), category
+        assert got["accuracy"] == pytest.approx(ceiling) and got["ceiling"] == pytest.approx(ceiling), category
+    # The summary scores, by hand from the committed counts (the official leaderboard's definitions).
+    acc = {c: line["passed"] / line["total"] for c, line in official.items()}
+    simple = (acc["simple_python"] + acc["simple_java"] + acc["simple_javascript"]) / 3
+    non_live = (simple + acc["multiple"] + acc["parallel"] + acc["parallel_multiple"]) / 4
+    live_ast = ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple")
+    live = sum(official[c]["passed"] for c in live_ast) / sum(official[c]["total"] for c in live_ast)
+    irrelevance = (acc["irrelevance"] + acc["live_irrelevance"]) / 2
+    scores = block["scores"]
+    assert scores["non_live"] == {"value": pytest.approx(non_live), "official": pytest.approx(non_live), "partial": False}
+    assert scores["live"]["value"] == pytest.approx(live) and scores["live"]["partial"] is False
+    assert scores["irrelevance"]["value"] == pytest.approx(irrelevance)
+    assert scores["relevance"]["value"] == pytest.approx(acc["live_relevance"])
+    # Multi-turn did not run: 0 in the official overall, left out of the renormalised one.
+    assert scores["multi_turn"] == {"value": None, "official": 0.0, "partial": True}
+    assert scores["overall"]["value"] == pytest.approx((non_live + live + irrelevance) / 3)
+    assert scores["overall"]["official"] == pytest.approx((10 * non_live + 10 * live + 10 * irrelevance) / 100)
+    assert block["overall"] == scores["overall"]["value"] and block["partial"] is True
+    assert block["missing_categories"] == list(MULTI_TURN) and block["short_categories"] == []
+    # The Wilson interval of one category, from its formula.
+    passed, n, z = official["simple_java"]["passed"], official["simple_java"]["total"], 1.96
+    centre = (passed / n + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(passed / n * (1 - passed / n) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    assert block["categories"]["simple_java"]["ci95"] == [pytest.approx(centre - half), pytest.approx(centre + half)]
+
+
+def test_items_records_and_failure_message(pytester: pytest.Pytester) -> None:
+    args = [*ORACLE, "--toolcall-bfcl-categories=simple_java", "--toolcall-report=report.json", "-k", "simple_java_36"]
+    result = pytester.runpytest(*args)
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    # The official error type and the parameter it is about, the reply and the possible answer.
+    assert "value_error:list/tuple: 'parts': ['userID', '42'," in out
+    # fc tools carry dotted names with underscores.
+    assert 'reply (fc, tool calls): ObjectMapEntryReplayDecoder_decode({"parts": "new ArrayList<>(' in out
+    assert "possible answer: " in out
+    (sample,) = report(pytester)["samples"]
+    assert sample["nodeid"] == "toolcall::bfcl[simple_java/simple_java_36]"
+    assert (sample["benchmark"], sample["category"], sample["id"]) == ("bfcl", "simple_java", "simple_java_36")
+    assert sample["mode"] == "fc" and sample["error_type"] == "value_error:list/tuple"
+    assert sample["ceiling"] == 0.0 and sample["score"] == 0.0
+    datasets = report(pytester)["run"]["datasets"]["bfcl"]
+    assert datasets["commit"] == "6ea57973c7a6097fd7c5915698c54c17c5b1b6c8"
+    assert datasets["generation"] == {"temperature": 0.001, "max_tokens": None}
+
+
+def test_node_ids_markers_and_selection(pytester: pytest.Pytester) -> None:
+    args = [*ORACLE, "--toolcall-bfcl-categories=live_parallel,simple_javascript,irrelevance", "--co", "-q"]
+
+    def collected(*extra: str) -> list[str]:
+        result = pytester.runpytest(*args, *extra)
+        return [line for line in result.stdout.lines if line.startswith("toolcall::")]
+
+    everything = collected()
+    assert len(everything) == 16 + 50 + 240
+    # Official order of the categories, file order within one.
+    assert everything[0] == "toolcall::bfcl[simple_javascript/simple_javascript_0]"
+    assert everything[50] == "toolcall::bfcl[irrelevance/irrelevance_0]"
+    assert everything[-1] == "toolcall::bfcl[live_parallel/live_parallel_15-11-0]"
+    assert len(collected("-m", "live")) == 16
+    assert len(collected("-m", "non_live and not irrelevance")) == 50
+    assert len(collected("-m", "bfcl and irrelevance")) == 240
+    assert collected("-k", "live_parallel/live_parallel_3-") == ["toolcall::bfcl[live_parallel/live_parallel_3-0-3]"]
+    assert len(collected("--toolcall-limit=3")) == 9
+    groups = [*ORACLE, "--co", "-q", "--toolcall-bfcl-categories"]
+    assert pytester.runpytest(*groups, "live").stdout.lines[-1].startswith(f"{_size(LIVE)} tests collected")
+    assert pytester.runpytest(*groups, "non_live").stdout.lines[-1].startswith(f"{_size(NON_LIVE)} tests collected")
+
+
+def _size(categories: tuple[str, ...]) -> int:
+    from pytest_toolcall.benchmarks.bfcl.data import load_category
+
+    return sum(len(load_category(category)[0]) for category in categories)
+
+
+def test_a_selection_is_partial_with_the_official_value_beside(pytester: pytest.Pytester) -> None:
+    args = [*ORACLE, "--toolcall-bfcl-categories=simple_java,live_relevance", "--toolcall-report=report.json"]
+    result = pytester.runpytest(*args, "--toolcall-limit=10")
+    block = report(pytester)["metrics"]["bfcl"]
+    assert block["short_categories"] == ["simple_java", "live_relevance"]  # 10 of 100 and of 16
+    assert block["categories"]["live_relevance"]["n"] == 10
+    assert block["scores"]["relevance"]["partial"] is True and block["scores"]["live"]["value"] is None
+    assert block["scores"]["non_live"]["value"] == pytest.approx(block["categories"]["simple_java"]["accuracy"])
+    out = result.stdout.str()
+    assert "toolcall: bfcl (oracle)" in out and "not all items: simple_java, live_relevance" in out
+    assert "OVERALL renormalised over non_live (official weights 10 of 100)" in out  # relevance is not in it
+    assert "not run: simple_python" in out
+
+
+@pytest.mark.parametrize(
+    ("thresholds", "exit_code", "message"),
+    [
+        ("bfcl.simple_java=0.97,bfcl.live_relevance=1,bfcl.non_live=0.9,bfcl.overall=0.9", 0, "toolcall gate passed"),
+        ("bfcl.simple_java=0.98", 1, "bfcl.simple_java = 0.9700 < 0.98"),
+        ("bfcl.multi_turn=0.1", 1, "bfcl.multi_turn was not measured"),
+        ("bfcl.live=0.5", 1, "bfcl.live was not measured"),
+    ],
+)
+def test_gate_names(pytester: pytest.Pytester, thresholds: str, exit_code: int, message: str) -> None:
+    args = [*ORACLE, "--toolcall-bfcl-categories=simple_java,live_relevance", f"--toolcall-fail-under={thresholds}"]
+    result = pytester.runpytest(*args)
+    assert result.ret == exit_code
+    assert message in result.stdout.str()
+
+
+def test_gate_name_ownership() -> None:
+    assert BFCL.claims_metric("bfcl.overall") and BFCL.claims_metric("bfcl.live_multiple")
+    assert not BFCL.claims_metric("overall") and not BFCL.claims_metric("general_fc.tool_call_f1")
+    with pytest.raises(ValueError, match="unknown BFCL metric 'bfcl.simple'"):
+        BFCL.claims_metric("bfcl.simple")
+    # Every benchmark agrees on who owns what (ACEBench owns the unprefixed names).
+    (threshold,) = gate.parse_thresholds("bfcl.irrelevance=0.5")
+    assert threshold.benchmark is BFCL
+    (threshold,) = gate.parse_thresholds("multi_turn=0.5")
+    assert threshold.benchmark is not BFCL
+    # bfcl.irrelevance is the category (the summary score of that name also counts live_irrelevance).
+    records = [
+        {"category": "irrelevance", "score": 1.0, "outcome": "passed"},
+        {"category": "live_irrelevance", "score": 0.0, "outcome": "failed"},
+    ]
+    metrics = {"bfcl": bfcl_metrics(records, {}, "fc")}
+    assert BFCL.gate_values("bfcl.irrelevance", metrics) == [("bfcl.irrelevance", 1.0)]
+    assert metrics["bfcl"]["scores"]["irrelevance"]["value"] == 0.5
+    assert BFCL.gate_values("bfcl.overall", {}) == [("bfcl.overall", None)]
+
+
+def test_errors_are_counted_apart_and_make_the_scores_partial() -> None:
+    records = [
+        {"category": "multiple", "score": 1.0, "outcome": "passed", "ceiling": 1.0},
+        {"category": "multiple", "score": 0.0, "outcome": "failed", "ceiling": 1.0},
+        {"category": "multiple", "score": None, "outcome": "error"},
+        {"category": "multiple", "score": None, "outcome": "skipped"},
+    ]
+    block = bfcl_metrics(records, {"multiple": 3}, "prompting")
+    assert block["categories"]["multiple"] | {"ci95": None} == {
+        "n": 3,
+        "passed": 1,
+        "failed": 1,
+        "errors": 1,
+        "accuracy": pytest.approx(1 / 3),
+        "ci95": None,
+        "ceiling": 1.0,
+    }
+    assert block["errors"] == 1 and block["short_categories"] == []
+    assert block["scores"]["non_live"]["partial"] is True  # an errored member
+    assert "1 item(s) errored" in bfcl_table(block)[-1]
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("--toolcall-bfcl-mode=xml", "--toolcall-bfcl-mode: unknown value xml"),
+        ("--toolcall-bfcl-mode=fc,prompting", "--toolcall-bfcl-mode: one mode"),
+        ("--toolcall-bfcl-categories=simple", "--toolcall-bfcl-categories: unknown value simple"),
+        ("--toolcall-bfcl-categories=multi_turn", "multi-turn categories are not available"),
+        ("--toolcall-fail-under=bfcl.web_search=0.5", "unknown BFCL metric 'bfcl.web_search'"),
+    ],
+)
+def test_usage_errors(pytester: pytest.Pytester, option: str, message: str) -> None:
+    result = pytester.runpytest(*ORACLE, option)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert message in result.stderr.str()

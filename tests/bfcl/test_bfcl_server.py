@@ -1,0 +1,139 @@
+"""BFCL through the plugin against the local chat-completions server (the real ``openai`` client):
+the server answers each item with a reply of the committed verdict corpus (right and wrong ones, in
+both modes), and every item's outcome and error type must be the official checker's verdict on that
+reply. The aggregates must not depend on xdist."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolcall.benchmarks.bfcl.data import BfclSample, language_of, load_samples
+from pytest_toolcall.benchmarks.bfcl.request import build_request
+from pytest_toolcall.benchmarks.bfcl.source_calls import EXACT
+from tests.support.chat_server import ChatServer, Reply
+
+VERDICTS = Path(__file__).resolve().parents[2] / "data" / "verdicts"
+
+
+@cache
+def samples() -> dict[tuple[str, str], BfclSample]:
+    loaded, problems = load_samples()
+    assert not problems
+    return {(sample.category, sample.id): sample for sample in loaded}
+
+
+@cache
+def scripted(mode: str) -> tuple[dict[str, Any], ...]:
+    """One corpus reply per sample of the corpus in ``mode``: the k-th sample takes its k-th reply
+    (cycling), so that every kind of edit, right or wrong, is among them. Java/JavaScript prompting
+    replies are left out without tree-sitter (the official reader decides them)."""
+    with open(VERDICTS / "bfcl_outputs.jsonl", encoding="utf-8") as handle:
+        lines = [json.loads(line) for line in handle]
+    by_sample: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for line in lines:
+        if line["mode"] != mode:
+            continue
+        if mode == "prompting" and language_of(line["category"]) != "python" and not EXACT:
+            continue
+        by_sample.setdefault((line["category"], line["id"]), []).append(line)
+    return tuple(replies[k % len(replies)] for k, replies in enumerate(by_sample.values()))
+
+
+def request_key(messages: Any, tools: Any) -> str:
+    return json.dumps({"messages": messages, "tools": tools}, sort_keys=True)
+
+
+@pytest.fixture
+def server() -> Iterator[ChatServer]:
+    replies: dict[str, Reply] = {}
+    for mode in ("fc", "prompting"):
+        for line in scripted(mode):
+            request = build_request(samples()[(line["category"], line["id"])], mode)
+            key = request_key(request.messages, request.tools)
+            assert key not in replies, "two scripted items send the same request"
+            replies[key] = Reply(content=line["content"], tool_calls=line["tool_calls"] or None)
+
+    def respond(body: dict[str, Any]) -> Reply:
+        # An unscripted request is an error of its item: the test then fails on the outcome.
+        return replies.get(request_key(body["messages"], body.get("tools")), Reply(status=400))
+
+    with ChatServer(respond) as srv:
+        yield srv
+
+
+def run(pytester: pytest.Pytester, server: ChatServer, mode: str, *extra: str) -> dict[str, Any]:
+    """Run the scripted items of ``mode`` (a conftest keeps only them) and return the JSON report."""
+    keep = [f"toolcall::bfcl[{line['category']}/{line['id']}]" for line in scripted(mode)]
+    (pytester.path / "keep.json").write_text(json.dumps(keep), encoding="utf-8")
+    pytester.makeconftest(
+        """
+        import json, pathlib
+
+        KEEP = set(json.loads((pathlib.Path(__file__).parent / "keep.json").read_text()))
+
+        def pytest_collection_modifyitems(config, items):
+            chosen = [item for item in items if item.nodeid in KEEP]
+            config.hook.pytest_deselected(items=[item for item in items if item.nodeid not in KEEP])
+            items[:] = chosen
+        """
+    )
+    pytester.runpytest(
+        "--toolcall-model=served-model",
+        f"--toolcall-base-url={server.base_url}",
+        "--toolcall-bench=bfcl",
+        f"--toolcall-bfcl-mode={mode}",
+        "--toolcall-max-retries=0",
+        "--toolcall-cache=off",
+        "--toolcall-report=report.json",
+        "-p",
+        "no:randomly",
+        *extra,
+    )
+    return json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("mode", ["fc", "prompting"])
+def test_verdicts_of_scripted_replies_are_the_official_ones(
+    pytester: pytest.Pytester, server: ChatServer, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-bfcl-test")
+    lines = scripted(mode)
+    report = run(pytester, server, mode)
+    got = {sample["nodeid"]: sample for sample in report["samples"]}
+    assert len(got) == len(lines) == len(server.requests)
+    for line in lines:
+        sample = got[f"toolcall::bfcl[{line['category']}/{line['id']}]"]
+        expected = ("passed" if line["valid"] else "failed", line["error_type"])
+        assert (sample["outcome"], sample["error_type"]) == expected, (line, sample["errors"])
+    assert {line["valid"] for line in lines} == {True, False}
+    assert len({line["edit"] for line in lines}) > 15
+    # Requests as the official runner sends them: its temperature, no max_tokens, tools only in fc.
+    for body in server.requests:
+        assert body["temperature"] == 0.001 and "max_tokens" not in body
+        assert ("tools" in body) == (mode == "fc")
+    # Each category's accuracy is the share of official passes among its scripted replies.
+    block = report["metrics"]["bfcl"]
+    for category, metrics in block["categories"].items():
+        verdicts = [line["valid"] for line in lines if line["category"] == category]
+        assert (metrics["n"], metrics["passed"]) == (len(verdicts), sum(verdicts)), category
+
+
+def test_aggregates_identical_under_xdist(
+    pytester: pytest.Pytester, server: ChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-bfcl-test")
+    single = run(pytester, server, "fc")
+    distributed = run(pytester, server, "fc", "-n", "2")
+    assert distributed["metrics"] == single["metrics"]
+    assert distributed["metrics"]["bfcl"]["categories"]
+
+    def verdicts(report: dict[str, Any]) -> dict[str, Any]:
+        return {s["nodeid"]: (s["outcome"], s["error_type"], s["ceiling"]) for s in report["samples"]}
+
+    assert verdicts(distributed) == verdicts(single)

@@ -76,7 +76,8 @@ class BFCL(Benchmark):
         if len(modes) != 1:
             raise usage_error("bfcl-mode", f"one mode, not {', '.join(modes)}")
         self.mode = modes[0]
-        chosen = parse_choices("bfcl-categories", settings.option("bfcl-categories"), (*CATEGORY_GROUPS, *ALL_CATEGORIES))
+        names = (*CATEGORY_GROUPS, *ALL_CATEGORIES)
+        chosen = parse_choices("bfcl-categories", settings.option("bfcl-categories"), names)
         categories = [c for name in chosen for c in CATEGORY_GROUPS.get(name, (name,))]
         if any(c in MULTI_TURN for c in categories):
             raise usage_error("bfcl-categories", NOT_YET)
@@ -172,9 +173,17 @@ class BFCL(Benchmark):
         return {self.name: bfcl_metrics(records, self.sizes, self.mode)}
 
     def summary(self, name: str, block: dict[str, Any]) -> list[str]:
+        from pytest_toolcall.benchmarks.bfcl.source_calls import EXACT
         from pytest_toolcall.benchmarks.bfcl.summary import bfcl_table
 
-        return bfcl_table(block)
+        lines = bfcl_table(block)
+        read_by_hand = [c for c in ("simple_java", "simple_javascript") if c in block["categories"]]
+        if block["mode"] == "prompting" and read_by_hand and not EXACT:
+            lines.append(
+                f"{', '.join(read_by_hand)}: replies read without tree-sitter, a few verdicts may differ from the "
+                "official ones (pip install 'pytest-toolcall[bfcl]')"
+            )
+        return lines
 
     @classmethod
     def claims_metric(cls, name: str) -> bool:

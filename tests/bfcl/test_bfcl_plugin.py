@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +94,7 @@ def test_items_records_and_failure_message(pytester: pytest.Pytester) -> None:
     assert sample["nodeid"] == "toolcall::bfcl[simple_java/simple_java_36]"
     assert (sample["benchmark"], sample["category"], sample["id"]) == ("bfcl", "simple_java", "simple_java_36")
     assert sample["mode"] == "fc" and sample["error_type"] == "value_error:list/tuple"
+    assert sample["reason"].startswith("'parts': ['userID', '42',")
     assert sample["ceiling"] == 0.0 and sample["score"] == 0.0
     datasets = report(pytester)["run"]["datasets"]["bfcl"]
     assert datasets["commit"] == "6ea57973c7a6097fd7c5915698c54c17c5b1b6c8"
@@ -130,8 +132,14 @@ def _size(categories: tuple[str, ...]) -> int:
 
 def test_a_selection_is_partial_with_the_official_value_beside(pytester: pytest.Pytester) -> None:
     args = [*ORACLE, "--toolcall-bfcl-categories=simple_java,live_relevance", "--toolcall-report=report.json"]
-    result = pytester.runpytest(*args, "--toolcall-limit=10")
+    result = pytester.runpytest(*args, "--toolcall-limit=10", "--junitxml=junit.xml")
     block = report(pytester)["metrics"]["bfcl"]
+    junit = ET.parse(pytester.path / "junit.xml").getroot()
+    suite = {p.get("name"): p.get("value") for p in junit.iter("property") if p.get("name", "").startswith("bfcl.")}
+    assert suite["bfcl.mode"] == "fc" and suite["bfcl.partial"] == "true"
+    assert float(suite["bfcl.simple_java.accuracy"]) == block["categories"]["simple_java"]["accuracy"]
+    assert float(suite["bfcl.overall"]) == pytest.approx(block["overall"], abs=1e-5)
+    assert "bfcl.multi_turn" not in suite  # not measured
     assert block["short_categories"] == ["simple_java", "live_relevance"]  # 10 of 100 and of 16
     assert block["categories"]["live_relevance"]["n"] == 10
     assert block["scores"]["relevance"]["partial"] is True and block["scores"]["live"]["value"] is None

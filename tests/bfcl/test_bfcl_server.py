@@ -110,7 +110,7 @@ def test_verdicts_of_scripted_replies_are_the_official_ones(
     for line in lines:
         sample = got[f"toolcall::bfcl[{line['category']}/{line['id']}]"]
         expected = ("passed" if line["valid"] else "failed", line["error_type"])
-        assert (sample["outcome"], sample["error_type"]) == expected, (line, sample["errors"])
+        assert (sample["outcome"], sample["error_type"]) == expected, (line, sample["reason"])
     assert {line["valid"] for line in lines} == {True, False}
     assert len({line["edit"] for line in lines}) > 15
     # Requests as the official runner sends them: its temperature, no max_tokens, tools only in fc.

@@ -87,7 +87,8 @@ class BFCL(Benchmark):
         self._ceilings: dict[str, float] = {}
 
     def header(self) -> str:
-        return f"bfcl={pinned_commit()[:7]} bfcl-mode={self.mode}"
+        # The generic temperature/max_tokens on the next header line do not apply to BFCL requests.
+        return f"bfcl={pinned_commit()[:7]} bfcl-mode={self.mode} bfcl-sampling=official(temperature=0.001)"
 
     def datasets(self) -> dict[str, Any]:
         from pytest_toolcall.benchmarks.bfcl.source_calls import EXACT
@@ -148,7 +149,7 @@ class BFCL(Benchmark):
             "tool_calls": calls,
             "mode": self.mode,
             "error_type": verdict.error_type,
-            "errors": list(verdict.errors),
+            "reason": "; ".join(verdict.errors),
             "ceiling": self.ceiling(unit),
         }
         message = "" if verdict.valid else failure_message(unit.sample, response, calls, verdict, self.mode)

@@ -12,13 +12,14 @@ import pytest
 
 from pytest_toolcall import __version__
 from pytest_toolcall.core import registry
-from pytest_toolcall.core.benchmark import MODULE_NODEID, Benchmark, is_benchmark_nodeid
+from pytest_toolcall.core.benchmark import MODULE_NODEID, Benchmark, Unit, is_benchmark_nodeid
 from pytest_toolcall.core.settings import Settings
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.results import gate, report
 from pytest_toolcall.results.records import RECORD, RecordCollector, sanitize
-from pytest_toolcall.runner import collect
+from pytest_toolcall.runner import collect, failures, selection
 from pytest_toolcall.runner.answers import ANSWERS, Answers
+from pytest_toolcall.runner.failures import VERDICT
 
 
 class ToolcallRun:
@@ -31,6 +32,7 @@ class ToolcallRun:
             except ValueError as exc:
                 raise pytest.UsageError(f"--toolcall-fail-under: {exc}") from None
         benchmarks = {name: classes[name](settings) for name in settings.benches}
+        self.requested = selection.take_nodeid_arguments(config)
         config.stash[collect.CATALOG] = collect.Catalog(settings, benchmarks)
         self.config = config
         self.settings = settings
@@ -41,6 +43,7 @@ class ToolcallRun:
         #: Metrics blocks of each benchmark (name -> block name -> block).
         self.metrics: dict[str, dict[str, Any]] = {}
         self.shortfalls: list[str] = []
+        self.deselected = 0  # benchmark items deselected by -m, -k or requested node ids
         self.data_problems: list[str] = []  # node ids of the data that could not be loaded
         # Connect now where items will run (the client process was started by the earliest hook,
         # or is the xdist controller's), so that neither waits for the other after collection.
@@ -56,7 +59,10 @@ class ToolcallRun:
 
     def pytest_report_header(self) -> list[str]:
         s = self.settings
-        parts = [f"toolcall: model={s.model} endpoint={s.base_url or 'default'} bench={','.join(s.benches)}"]
+        endpoint = (
+            "none (oracle)" if not s.sends_requests else s.base_url or f"{OPENAI_DEFAULT_URL} (the SDK's default)"
+        )
+        parts = [f"toolcall: model={s.model} endpoint={endpoint} bench={','.join(s.benches)}"]
         parts += filter(None, (benchmark.header() for benchmark in self.benchmarks.values()))
         return [
             " ".join(parts),
@@ -83,7 +89,20 @@ class ToolcallRun:
         if report.failed and is_benchmark_nodeid(report.nodeid):
             self.data_problems.append(report.nodeid)
 
+    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[Any]) -> None:
+        if self.requested:
+            selection.keep_requested(items, self.requested, config)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self.deselected += sum(1 for item in items if collect.unit_of(item) is not None)
+
     def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if self.deselected and not any(collect.unit_of(item) for item in session.items):
+            hint = selection.empty_selection_hint(self.config, self.benchmarks, registry.benchmark_classes().values())
+            reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+            if hint and reporter is not None:
+                reporter.write_line(hint, yellow=True)
         # The data and the items live until the end: keep the collector from walking them again
         # and again (each full collection costs tenths of a second with this many objects).
         gc.freeze()
@@ -102,6 +121,7 @@ class ToolcallRun:
         """Workers send their requests through this process's client process (one SDK import)."""
         if self.settings.sends_requests:
             node.workerinput[sdk_process.WORKER_INPUT] = sdk_process.client_address()
+        node.workerinput[selection.WORKER_INPUT] = self.requested
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
@@ -122,6 +142,12 @@ class ToolcallRun:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Any:
         self.work.before(item)  # start the model work of the items coming next
+        unit = collect.unit_of(item)
+        if unit is not None:
+            # Known here rather than at collection: only the items that run pay for the check.
+            reason = self.benchmarks[unit.benchmark].known_failure(unit)
+            if reason is not None:
+                item.add_marker(pytest.mark.xfail(reason=reason, strict=False, raises=failures.VerdictFailure))
         try:
             return (yield)
         finally:
@@ -133,13 +159,26 @@ class ToolcallRun:
         if record is not None and call.when == "teardown":
             item.user_properties.extend(report.testcase_properties(record))
         rep = yield
+        unit = collect.unit_of(item)
+        if unit is not None:  # on every phase's report: JUnit opens the testcase with the first
+            rep.toolcall_class = junit_classname(unit)
         if record is not None and call.when == "teardown":
             rep.toolcall = sanitize(record)
+        verdict = item.stash.get(VERDICT, None)
+        if verdict is not None and call.when == "call" and rep.failed:
+            failures.present(rep, collect.unit_of(item), verdict, self.config.option.tbstyle)  # type: ignore[arg-type]
         return rep
 
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if not self.is_worker:
-            self.collector.pytest_runtest_logreport(report)
+        if self.is_worker:
+            return
+        classname = getattr(report, "toolcall_class", None)
+        xml = self.config.stash.get(_junit_key(), None) if classname and _junit_key() else None
+        if xml is not None:
+            # Set before pytest's JUnit writer sees the report: it keeps attributes already set.
+            xml.node_reporter(report).add_attribute("classname", classname)
+        self.collector.pytest_runtest_logreport(report)
 
     # --- end of session: aggregate, report, gate ----------------------------------------------
 
@@ -250,7 +289,8 @@ class ToolcallRun:
                 f"incomplete: {not_run} of {len(self.collector.selected)} selected item(s) did not run", yellow=True
             )
         if self.thresholds:
-            failed = sum(1 for r in self.collector.records.values() if r.get("outcome") == "failed")
+            # Expected failures (a reference the scorer rejects) failed too: the metrics count them.
+            failed = sum(1 for r in self.collector.records.values() if r.get("outcome") in ("failed", "xfailed"))
             if self.shortfalls:
                 tr.write_line("toolcall gate FAILED: " + "; ".join(self.shortfalls), red=True, bold=True)
             else:
@@ -267,6 +307,16 @@ class ToolcallRun:
         # with every report of a large run alive (the xdist controller holds them all) that is a
         # third of a second. What is alive now stays alive until the process exits: freeze it.
         gc.freeze()
+
+
+#: Where the openai SDK sends requests when neither --toolcall-base-url nor $OPENAI_BASE_URL is set.
+OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
+
+
+def junit_classname(unit: Unit) -> str:
+    """``toolcall.<benchmark>.<lang>.<category>``: CI test views group by benchmark and category."""
+    parts = ["toolcall", unit.benchmark, unit.lang, None if unit.category == unit.benchmark else unit.category]
+    return ".".join(part for part in parts if part)
 
 
 def _junit_key() -> Any:

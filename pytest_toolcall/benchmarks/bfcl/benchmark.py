@@ -24,6 +24,7 @@ from pytest_toolcall.benchmarks.bfcl.metrics import ALL_CATEGORIES, MULTI_TURN
 from pytest_toolcall.core.benchmark import Benchmark, Loaded, Models, Plan, Requests, Unit, Verdict
 from pytest_toolcall.core.settings import Option, parse_choices, usage_error
 from pytest_toolcall.model.types import ChatRequest, ChatResponse
+from pytest_toolcall.text import one_line
 
 MODES = ("fc", "prompting")
 #: Groups accepted by ``--toolcall-bfcl-categories`` besides category names.
@@ -84,7 +85,7 @@ class BFCL(Benchmark):
         self.categories = tuple(c for c in SINGLE_TURN_CATEGORIES if c in categories)  # official order
         #: Units per category in the data, before --toolcall-limit: a short category is partial.
         self.sizes: dict[str, int] = {}
-        self._ceilings: dict[str, float] = {}
+        self._reference_failures: dict[str, str | None] = {}
 
     def header(self) -> str:
         # The generic temperature/max_tokens on the next header line do not apply to BFCL requests.
@@ -124,6 +125,7 @@ class BFCL(Benchmark):
             id=sample.id,
             markers=(group_of(sample.category), sample.category),
             sample=sample,
+            source=sample.source,
         )
 
     # --- asking ----------------------------------------------------------------------------------
@@ -149,20 +151,40 @@ class BFCL(Benchmark):
             "tool_calls": calls,
             "mode": self.mode,
             "error_type": verdict.error_type,
-            "reason": "; ".join(verdict.errors),
+            "failure_kind": verdict.error_type,  # BFCL keeps the official error types
             "ceiling": self.ceiling(unit),
         }
-        message = "" if verdict.valid else failure_message(unit.sample, response, calls, verdict, self.mode)
-        return Verdict(verdict.valid, message, fields)
+        if verdict.valid:
+            return Verdict(True, fields=fields)
+        message = failure_message(unit.sample, response, calls, verdict, self.mode)
+        return Verdict(False, message, fields, brief="\n".join(message.splitlines()[:2]))
 
     def ceiling(self, unit: Unit) -> float:
-        """Whether a reply giving the first possible answer passes the checker (1.0 or 0.0), computed
-        once per unit of this process."""
-        if unit.key not in self._ceilings:
-            from pytest_toolcall.benchmarks.bfcl.oracle import oracle_passes
+        """1.0 when a reply giving the first possible answer passes the checker, else 0.0."""
+        return 0.0 if self.known_failure(unit) else 1.0
 
-            self._ceilings[unit.key] = 1.0 if oracle_passes(unit.sample, self.mode) else 0.0
-        return self._ceilings[unit.key]
+    def known_failure(self, unit: Unit) -> str | None:
+        """Why the reply giving the unit's first possible answer fails the official checker (the item
+        is then an expected failure); computed once per unit of this process."""
+        if unit.key not in self._reference_failures:
+            from pytest_toolcall.benchmarks.bfcl.oracle import oracle_verdict
+
+            verdict = oracle_verdict(unit.sample, self.mode)
+            self._reference_failures[unit.key] = (
+                None
+                if verdict.valid
+                else f"the first possible answer fails the official checker: {verdict.error_type}: "
+                + one_line("; ".join(verdict.errors), 200)
+            )
+        return self._reference_failures[unit.key]
+
+    def selection_hint(self, names: set[str]) -> str | None:
+        """A category (or group) named in -m/-k that --toolcall-bfcl-categories did not load."""
+        wanted = [name for name in (*CATEGORY_GROUPS, *ALL_CATEGORIES) if name in names and name != "all"]
+        unloaded = [name for name in wanted if not set(CATEGORY_GROUPS.get(name, (name,))) & set(self.categories)]
+        if not unloaded:
+            return None
+        return f"BFCL {', '.join(unloaded)} items are loaded with --toolcall-bfcl-categories={','.join(unloaded)}"
 
     # --- results ---------------------------------------------------------------------------------
 

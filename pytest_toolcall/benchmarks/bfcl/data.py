@@ -9,7 +9,7 @@ the two files, not by id, so we do the same and report a pair whose ids differ a
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,8 @@ class BfclSample:
     question: list[list[dict[str, Any]]]
     functions: list[dict[str, Any]]
     ground_truth: list[dict[str, Any]] | None
+    #: Where the entry is written (``path:line``), for messages.
+    source: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -165,6 +167,7 @@ def load_category(category: str, data_dir: Path | None = None) -> tuple[list[Bfc
                 question=obj["question"],
                 functions=obj["function"],
                 ground_truth=ground_truth,
+                source=f"{path}:{number}",
             )
         )
     return samples, problems

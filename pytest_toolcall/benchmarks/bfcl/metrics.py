@@ -207,6 +207,7 @@ def bfcl_metrics(records: Iterable[Mapping[str, Any]], sizes: Mapping[str, int],
     A category counts every item that ran, errors included (an item whose request failed did not
     pass); a category with fewer items than the data holds, or with errors, makes every score it is
     part of partial, as a category that did not run at all does."""
+    from pytest_toolcall.core.failure_kinds import failure_kind_counts
     from pytest_toolcall.results.statistics import wilson
 
     by_category: dict[str, list[Mapping[str, Any]]] = {}
@@ -256,4 +257,5 @@ def bfcl_metrics(records: Iterable[Mapping[str, Any]], sizes: Mapping[str, int],
         "short_categories": short,
         "errors": sum(m["errors"] for m in categories.values()),
         "out_of_scope": list(OUT_OF_SCOPE),
+        "failure_kinds": failure_kind_counts([r for rows in by_category.values() for r in rows]),
     }

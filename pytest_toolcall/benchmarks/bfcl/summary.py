@@ -7,6 +7,7 @@ from typing import Any
 from tabulate import tabulate
 
 from pytest_toolcall.benchmarks.bfcl.metrics import OVERALL_WEIGHTS
+from pytest_toolcall.core.failure_kinds import failure_kind_line
 from pytest_toolcall.text import number
 
 _SCORE_ROWS = ("non_live", "live", "irrelevance", "relevance", "multi_turn", "overall")
@@ -53,6 +54,8 @@ def bfcl_table(block: dict[str, Any]) -> list[str]:
         disable_numparse=True,
     ).splitlines()
     lines.append(_notes(block))
+    if kinds := failure_kind_line(block.get("failure_kinds", {})):
+        lines.append(kinds)
     return lines
 
 

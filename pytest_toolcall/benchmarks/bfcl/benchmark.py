@@ -7,8 +7,8 @@ Generation settings: BFCL requests carry the official runner's own (temperature 
 default to ACEBench's official runner values and a run cannot tell a default from a value the user
 typed, so letting them win would make every default BFCL run differ from the official one.
 
-The multi-turn categories are not run yet: they are reported as not run, and the scores that need
-them are partial.
+A multi-turn entry is one unit too: a dialogue (``Dialogue`` plan) run by the official inference
+loop against simulated backends, graded by the official state and response checks.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pytest_toolcall.benchmarks.bfcl.data import LIVE, NON_LIVE, SINGLE_TURN_CATEGORIES
+from pytest_toolcall.benchmarks.bfcl.data import LIVE, NON_LIVE
 from pytest_toolcall.benchmarks.bfcl.metrics import ALL_CATEGORIES, MULTI_TURN
-from pytest_toolcall.core.benchmark import Benchmark, Loaded, Models, Plan, Requests, Unit, Verdict
+from pytest_toolcall.core.benchmark import Benchmark, Dialogue, Loaded, Models, Plan, Requests, Unit, Verdict
 from pytest_toolcall.core.settings import Option, parse_choices, usage_error
 from pytest_toolcall.model.types import ChatRequest, ChatResponse
 from pytest_toolcall.text import one_line
@@ -29,7 +29,7 @@ from pytest_toolcall.text import one_line
 MODES = ("fc", "prompting")
 #: Groups accepted by ``--toolcall-bfcl-categories`` besides category names.
 CATEGORY_GROUPS: dict[str, tuple[str, ...]] = {
-    "all": SINGLE_TURN_CATEGORIES,
+    "all": ALL_CATEGORIES,
     "non_live": NON_LIVE,
     "live": LIVE,
     "multi_turn": MULTI_TURN,
@@ -38,7 +38,6 @@ CATEGORY_GROUPS: dict[str, tuple[str, ...]] = {
 GENERATION = {"temperature": 0.001, "max_tokens": None}
 #: Gate names besides the categories: summary scores (``irrelevance`` is the category's name).
 SCORE_GATES = ("non_live", "live", "multi_turn", "overall")
-NOT_YET = "the BFCL multi-turn categories are not available in this version"
 
 
 def group_of(category: str) -> str:
@@ -65,7 +64,7 @@ class BFCL(Benchmark):
         ),
         Option(
             "bfcl-categories",
-            "BFCL categories to load, comma-separated: category names, non_live, live or all",
+            "BFCL categories to load, comma-separated: category names, non_live, live, multi_turn or all",
             default="all",
             metavar="LIST",
         ),
@@ -80,9 +79,7 @@ class BFCL(Benchmark):
         names = (*CATEGORY_GROUPS, *ALL_CATEGORIES)
         chosen = parse_choices("bfcl-categories", settings.option("bfcl-categories"), names)
         categories = [c for name in chosen for c in CATEGORY_GROUPS.get(name, (name,))]
-        if any(c in MULTI_TURN for c in categories):
-            raise usage_error("bfcl-categories", NOT_YET)
-        self.categories = tuple(c for c in SINGLE_TURN_CATEGORIES if c in categories)  # official order
+        self.categories = tuple(c for c in ALL_CATEGORIES if c in categories)  # official order
         #: Units per category in the data, before --toolcall-limit: a short category is partial.
         self.sizes: dict[str, int] = {}
         self._reference_failures: dict[str, str | None] = {}
@@ -107,11 +104,12 @@ class BFCL(Benchmark):
     # --- data ------------------------------------------------------------------------------------
 
     def load(self) -> Loaded:
-        from pytest_toolcall.benchmarks.bfcl.data import load_category
+        from pytest_toolcall.benchmarks.bfcl.data import load_category, load_multi_turn_category
 
         loaded = Loaded(units=[])
         for category in self.categories:
-            samples, problems = load_category(category)
+            load = load_multi_turn_category if category in MULTI_TURN else load_category
+            samples, problems = load(category)
             self.sizes[category] = len(samples)
             loaded.units += [self.unit(sample) for sample in samples[: self.settings.limit]]
             loaded.problems += [(f"bfcl[{category}]", str(problem)) for problem in problems]
@@ -131,10 +129,17 @@ class BFCL(Benchmark):
     # --- asking ----------------------------------------------------------------------------------
 
     def plan(self, unit: Unit, models: Models) -> Plan:
-        from pytest_toolcall.benchmarks.bfcl.request import build_request
+        from pytest_toolcall.benchmarks.bfcl.request import GENERATION_SETTINGS, build_request
 
+        sampling = {**GENERATION, **GENERATION_SETTINGS}
+        if unit.category in MULTI_TURN:
+            from pytest_toolcall.benchmarks.bfcl.multi_turn_dialogue import run_with_model, run_with_oracle
+
+            if models.oracle:
+                return Dialogue(functools.partial(run_with_oracle, unit.sample, self.mode))
+            return Dialogue(functools.partial(run_with_model, unit.sample, self.mode, models.model, sampling))
         request = build_request(unit.sample, self.mode)
-        sampling = {**GENERATION, **request.settings}
+        sampling.update(request.settings)
         reference = oracle_reply(unit.sample, self.mode) if models.oracle else None
         return Requests([ChatRequest(request.messages, tools=request.tools, sampling=sampling, reference=reference)])
 
@@ -143,6 +148,8 @@ class BFCL(Benchmark):
     def score(self, unit: Unit, answer: Any) -> Verdict:
         from pytest_toolcall.benchmarks.bfcl.checker import check_answer
 
+        if unit.category in MULTI_TURN:
+            return self._score_dialogue(unit, answer)
         (response,) = answer
         calls = reply_calls(response)
         verdict = check_answer(unit.sample, response.content, calls, self.mode)
@@ -159,6 +166,32 @@ class BFCL(Benchmark):
         message = failure_message(unit.sample, response, calls, verdict, self.mode)
         return Verdict(False, message, fields, brief="\n".join(message.splitlines()[:2]))
 
+    def _score_dialogue(self, unit: Unit, run: Any) -> Verdict:
+        from pytest_toolcall.benchmarks.bfcl.multi_turn_dialogue import evaluate, transcript
+
+        verdict = evaluate(unit.sample, run, self.mode)
+        error_type = None if verdict["valid"] else verdict.get("error_type")
+        fields: dict[str, Any] = {
+            "output": run.result,
+            "mode": self.mode,
+            "error_type": error_type,
+            "failure_kind": error_type,
+            "ceiling": self.ceiling(unit),
+            "turns": len(run.result),
+            "force_quit": run.force_quit,
+        }
+        if verdict["valid"]:
+            return Verdict(True, fields=fields)
+        reason = verdict.get("error_message")
+        reason = "; ".join(map(str, reason)) if isinstance(reason, list) else str(reason)
+        brief = f"{error_type}: {reason}"
+        message = f"{brief}\nturns run: {len(run.result)} of {len(unit.sample.ground_truth)}\n{transcript(run)}"
+        decoded = verdict.get("model_result_decoded")
+        if decoded is not None:
+            message += f"\ndecoded calls per turn: {one_line(json.dumps(decoded), 1500)}"
+        message += f"\nground truth per turn: {one_line(json.dumps(unit.sample.ground_truth), 1500)}"
+        return Verdict(False, message, fields, brief=brief)
+
     def ceiling(self, unit: Unit) -> float:
         """1.0 when a reply giving the first possible answer passes the checker, else 0.0."""
         return 0.0 if self.known_failure(unit) else 1.0
@@ -166,6 +199,16 @@ class BFCL(Benchmark):
     def known_failure(self, unit: Unit) -> str | None:
         """Why the reply giving the unit's first possible answer fails the official checker (the item
         is then an expected failure); computed once per unit of this process."""
+        if unit.key not in self._reference_failures and unit.category in MULTI_TURN:
+            from pytest_toolcall.benchmarks.bfcl.multi_turn_dialogue import evaluate, run_with_oracle
+
+            result = evaluate(unit.sample, run_with_oracle(unit.sample, self.mode), self.mode)
+            self._reference_failures[unit.key] = (
+                None
+                if result["valid"]
+                else f"the ground truth fails the official checker: {result.get('error_type')}: "
+                + one_line(str(result.get("error_message")), 200)
+            )
         if unit.key not in self._reference_failures:
             from pytest_toolcall.benchmarks.bfcl.oracle import oracle_verdict
 

@@ -56,8 +56,14 @@ def _parser() -> argparse.ArgumentParser:
 
     gate = commands.add_parser("gate", help="apply the quality gate to a JSON report (exit 1 when it fails)")
     gate.add_argument("report", type=Path, metavar="REPORT")
-    gate.add_argument("--fail-under", required=True, metavar="METRIC=VALUE,...", help="as --toolcall-fail-under")
+    gate.add_argument("--fail-under", metavar="METRIC=VALUE,...", help="as --toolcall-fail-under")
     gate.add_argument("--max-errors", type=int, default=0, metavar="N", help="as --toolcall-max-errors (default 0)")
+    gate.add_argument("--gate-on", choices=("point", "lower"), default="point", help="as --toolcall-gate-on")
+    gate.add_argument("--gate-value", choices=("strict", "measured"), default="strict", help="as --toolcall-gate-value")
+    gate.add_argument("--baseline", type=Path, metavar="REPORT", help="as --toolcall-baseline")
+    gate.add_argument(
+        "--fail-on-regression", nargs="?", const="0.05", metavar="ALPHA", help="as --toolcall-fail-on-regression"
+    )
     gate.set_defaults(command=_gate, name="gate")
 
     html = commands.add_parser("html", help="render a JSON report as a single-file HTML report")
@@ -128,21 +134,71 @@ def _merge_junit(args: argparse.Namespace) -> int:
 
 
 def _gate(args: argparse.Namespace) -> int:
-    from pytest_toolcall.results import gate
+    """The in-run gate (``ToolcallRun.gate``) on a report: thresholds, regressions against a baseline,
+    completeness; the same messages, the same line, the same exit status."""
+    from types import SimpleNamespace
 
+    from pytest_toolcall.results import gate, summary
+
+    if not args.fail_under and args.fail_on_regression is None:
+        raise CliError("nothing to gate on: give --fail-under and/or --fail-on-regression")
     try:
-        thresholds = gate.parse_thresholds(args.fail_under)
+        thresholds = gate.parse_thresholds(args.fail_under) if args.fail_under else []
     except ValueError as exc:
         raise CliError(f"--fail-under: {exc}") from None
     if args.max_errors < 0:
         raise CliError("--max-errors: must be at least 0")
+    alpha = None
+    if args.fail_on_regression is not None:
+        try:
+            alpha = float(args.fail_on_regression)
+        except ValueError:
+            alpha = -1.0
+        if not 0.0 < alpha < 1.0:
+            raise CliError(
+                f"--fail-on-regression: ALPHA is a significance level between 0 and 1, got {args.fail_on_regression!r}"
+            )
     document = _read(args.report)
-    samples = document["samples"]
-    errors = gate.report_errors(samples, list(document["run"].get("data_problems") or []))
-    shortfalls = gate.evaluate(thresholds, document["metrics"], errors, args.max_errors)
-    failed = gate.failed_items(samples)
-    print(gate.verdict_line(shortfalls, failed))
-    return 1 if shortfalls else 0
+    run, samples = document["run"], document["samples"]
+    errors = gate.report_errors(samples, list(run.get("data_problems") or []))
+    shortfalls = gate.evaluate(
+        thresholds, document["metrics"], errors, args.max_errors, gate_on=args.gate_on, gate_value=args.gate_value
+    )
+    if alpha is not None:
+        comparison = _comparison(args, document)
+        shortfalls += gate.regressions(comparison, alpha, [t.metric for t in thresholds])
+    shortfalls += gate.completeness(
+        selected=int(run.get("selected") or 0),
+        not_run=int(run.get("not_run") or 0),
+        budget_skipped=int(run.get("not_asked") or 0),
+        ordinary_failed=0,  # the report holds the benchmark items only
+        interrupted=False,
+    )
+    if shortfalls:
+        print("toolcall gate FAILED: " + "; ".join(shortfalls))
+        return 1
+    note = summary.gate_passed_note(
+        SimpleNamespace(thresholds=thresholds, settings=SimpleNamespace(fail_on_regression=alpha))
+    )
+    print(f"toolcall gate passed ({gate.failed_items(samples)} item(s) failed, {note})")
+    return 0
+
+
+def _comparison(args: argparse.Namespace, document: dict) -> dict | None:
+    """The report's comparison: recomputed against ``--baseline`` when given, else the one it holds."""
+    if args.baseline is None:
+        return document.get("comparison")
+    from pytest_toolcall.results.aggregate import aggregate
+    from pytest_toolcall.results.baseline import BaselineError, compare_run, load_baseline
+    from pytest_toolcall.results.merge import ReportError, rebuild_benchmarks
+
+    try:
+        baseline = load_baseline(args.baseline)
+        benchmarks = rebuild_benchmarks(args.report, document["run"])
+    except (BaselineError, ReportError) as exc:
+        raise CliError(str(exc)) from None
+    metrics = aggregate(benchmarks, document["samples"])
+    return compare_run(baseline, document["run"], document["samples"], metrics, benchmarks)
 
 
 def _html(args: argparse.Namespace) -> int:

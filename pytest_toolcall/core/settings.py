@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.core import registry
+from pytest_toolcall.core.benchmark import is_module_nodeid
 
 ORACLE = "oracle"
 MODES = ("read-write", "read-only", "replay", "off")
@@ -35,6 +36,8 @@ class Option:
     names_model: bool = False
     #: Giving the option selects its benchmark when --toolcall-bench is not given.
     selects: bool = False
+    #: The value given when the flag stands alone (``--toolcall-fail-on-regression``): the value is optional.
+    const: str | None = None
 
     @property
     def dest(self) -> str:
@@ -42,12 +45,15 @@ class Option:
 
 
 OPTIONS = (
-    Option(
-        "model", "model to evaluate; 'oracle' is the built-in reference model (no network)", ini=False, metavar="NAME"
-    ),
+    Option("model", "model to evaluate; 'oracle' is the built-in reference model (no network)", metavar="NAME"),
     Option("base-url", "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)", env="OPENAI_BASE_URL", metavar="URL"),
     Option("api-key-env", "environment variable holding the API key", default="OPENAI_API_KEY", metavar="NAME"),
-    Option("bench", "benchmarks to run, comma-separated, or 'all' (default: acebench)", metavar="LIST"),
+    Option(
+        "bench",
+        "benchmarks to run, comma-separated, or 'all' (default: acebench when --toolcall-model is typed with no "
+        "path; with paths or a model from the ini file, only the benchmarks named here)",
+        metavar="LIST",
+    ),
     Option("limit", "at most N items per category (per file for general_fc)", metavar="N"),
     Option("concurrency", "model requests in flight per process", default="8", metavar="N"),
     Option("timeout", "seconds per request", default="120", metavar="S"),
@@ -77,6 +83,38 @@ OPTIONS = (
     Option("fail-under", "quality gate, e.g. overall=0.8,atom=0.9", metavar="METRIC=VALUE,..."),
     Option("max-errors", "request errors the gate tolerates", default="0", metavar="N"),
     Option(
+        "repeat",
+        "run every unit N times, as N items (ids end in @1 ... @N), each asking anew",
+        default="1",
+        metavar="N",
+    ),
+    Option("baseline", "JSON report of an earlier run: changes, paired tests, regressed units", metavar="REPORT"),
+    Option(
+        "fail-on-regression",
+        "gate: fail on a significant regression against --toolcall-baseline (ALPHA default 0.05)",
+        metavar="ALPHA",
+        const="0.05",
+    ),
+    Option(
+        "gate-on",
+        "point: thresholds hold for the value; lower: for the lower bound of its 95 percent interval",
+        default="point",
+        metavar="point|lower",
+    ),
+    Option(
+        "gate-value",
+        "strict: thresholds hold for the smaller of the measured and the official value (missing units and "
+        "failed requests count against the model); measured: for the value over what ran and was answered",
+        default="strict",
+        metavar="strict|measured",
+    ),
+    Option("price", "USD per million prompt and completion tokens: a cost estimate", metavar="IN,OUT"),
+    Option(
+        "budget",
+        "stop sending new requests once the estimated cost passes USD (needs --toolcall-price)",
+        metavar="USD",
+    ),
+    Option(
         "shard", "run only shard K of N (1-based): a deterministic subset balanced by cost", ini=False, metavar="K/N"
     ),
 )
@@ -97,7 +135,15 @@ def add_options(parser: pytest.Parser) -> None:
         # The default stays None here (an unset option falls back to the ini file and the
         # environment); the help says what an unset option means.
         shown = option.help if option.default is None else f"{option.help} (default: {option.default})"
-        group.addoption(f"--toolcall-{option.name}", dest=option.dest, default=None, metavar=option.metavar, help=shown)
+        optional = {"nargs": "?", "const": option.const} if option.const is not None else {}
+        group.addoption(
+            f"--toolcall-{option.name}",
+            dest=option.dest,
+            default=None,
+            metavar=option.metavar,
+            help=shown,
+            **optional,
+        )
         if option.ini:
             parser.addini(option.dest, f"{option.help} (--toolcall-{option.name})", default=None)
 
@@ -121,12 +167,24 @@ class Settings:
     html: Path | None
     fail_under: str | None
     max_errors: int
+    repeat: int
+    baseline: Path | None
+    #: Significance level of --toolcall-fail-on-regression; None: regressions do not fail the gate.
+    fail_on_regression: float | None
+    gate_on: str
+    gate_value: str
+    #: (USD per million prompt tokens, per million completion tokens), or None.
+    price: tuple[float, float] | None
+    budget: float | None
     #: Every option's resolved text (benchmark options are read through ``option``).
     raw: Mapping[str, str | None]
     #: Model names that benchmark options name (user simulators).
     other_models: tuple[str, ...] = ()
     #: ``--toolcall-shard K/N`` as (K, N), or None.
     shard: tuple[int, int] | None = None
+    #: ``--toolcall-model`` typed on the command line with no path argument: the run collects only
+    #: the benchmark items (DESIGN "Activation and collection"), whatever the ini file's testpaths.
+    benchmark_items_only: bool = False
 
     def option(self, name: str) -> str | None:
         """The resolved text of an option (``"lang"`` for ``--toolcall-lang``)."""
@@ -148,20 +206,34 @@ class Settings:
 
     @classmethod
     def from_config(cls, config: pytest.Config, namespace: Any = None) -> Settings | None:
-        """The settings of an active run, or None when ``--toolcall-model`` is not given."""
+        """The settings of an active run, or None when no model is given (``--toolcall-model`` or the
+        ``toolcall_model`` ini option)."""
         raw = {option.name: _raw(config, option, namespace) for _, option in all_options()}
-        return cls.from_raw(raw)
+        if not raw["model"]:
+            return None
+        source = config.option if namespace is None else namespace
+        typed = getattr(source, "toolcall_model", None) is not None  # on the command line, not from the ini
+        if namespace is None:
+            args = config.args if config.args_source == pytest.Config.ArgsSource.ARGS else []
+        else:  # before pytest has resolved its arguments: the positional ones as parsed
+            args = getattr(namespace, "file_or_dir", None) or []
+        # A benchmark item's node id pasted as an argument is not a path (``runner/selection.py``).
+        paths_given = any(not is_module_nodeid(str(arg)) for arg in args)
+        return cls.from_raw(raw, items_only=typed and not paths_given)
 
     @classmethod
-    def from_raw(cls, raw: Mapping[str, str | None]) -> Settings | None:
+    def from_raw(
+        cls, raw: Mapping[str, str | None], items_only: bool = False, benches: tuple[str, ...] | None = None
+    ) -> Settings | None:
         """The settings from every option's resolved text (as a report's ``run.options`` keeps them;
-        options it does not name take their defaults)."""
+        options it does not name take their defaults); ``benches``: the benchmarks, when known."""
         options = all_options()
         raw = {option.name: raw.get(option.name, option.default) for _, option in options}
         if not raw["model"]:
             return None
         found = tuple(registry.benchmark_classes())
-        benches = _benches(raw, options, found)
+        if benches is None:
+            benches = _benches(raw, options, found, default=(DEFAULT_BENCH,) if items_only else ())
         for owner, option in options:
             if owner is not None and option.selects and raw[option.name] and owner not in benches:
                 raise usage_error(option.name, f"given, but --toolcall-bench does not include {owner}")
@@ -183,23 +255,34 @@ class Settings:
             html=Path(raw["html"]) if raw["html"] else None,
             fail_under=raw["fail-under"] or None,
             max_errors=parse_number("max-errors", raw["max-errors"], int, minimum=0),
+            repeat=parse_number("repeat", raw["repeat"], int, minimum=1),
+            baseline=Path(raw["baseline"]).expanduser() if raw["baseline"] else None,
+            fail_on_regression=_alpha(raw["fail-on-regression"]),
+            gate_on=parse_choices("gate-on", raw["gate-on"], ("point", "lower"))[0],
+            gate_value=parse_choices("gate-value", raw["gate-value"], ("strict", "measured"))[0],
+            price=_price(raw["price"]),
+            budget=_budget(raw["budget"], raw["price"]),
             raw=raw,
             other_models=tuple(
                 raw[o.name] for owner, o in options if o.names_model and owner in benches and raw[o.name]
             ),
             shard=parse_shard(raw["shard"]),
+            benchmark_items_only=items_only,
         )
 
 
-def _benches(raw: dict[str, Any], options: list[tuple[str | None, Option]], found: tuple[str, ...]) -> tuple[str, ...]:
+def _benches(
+    raw: dict[str, Any], options: list[tuple[str | None, Option]], found: tuple[str, ...], default: tuple[str, ...]
+) -> tuple[str, ...]:
     """The selected benchmarks: as given (``all`` = every one found), else those an option selects,
-    else the default."""
+    else the default (``acebench`` for a typed model with no path; none with paths or an ini model,
+    where a benchmark joins only when named)."""
     if raw["bench"]:
         if raw["bench"].strip() == "all":
             return found
         return parse_choices("bench", raw["bench"], found)
     selected = tuple(dict.fromkeys(o for o, option in options if o and option.selects and raw[option.name]))
-    return selected or (DEFAULT_BENCH,)
+    return selected or default
 
 
 def needs_client_early(config: pytest.Config) -> bool:
@@ -264,6 +347,37 @@ def parse_shard(value: str | None) -> tuple[int, int] | None:
     if not sep or shard is None or not 1 <= shard[0] <= shard[1]:
         raise usage_error("shard", f"expected K/N with 1 <= K <= N (e.g. 2/4), got {value!r}")
     return shard
+
+
+def _alpha(value: str | None) -> float | None:
+    if not value:
+        return None
+    alpha = parse_number("fail-on-regression", value, float, minimum=0.0)
+    if not 0.0 < alpha < 1.0 or alpha != alpha:
+        raise usage_error("fail-on-regression", f"ALPHA is a significance level between 0 and 1, got {value!r}")
+    return float(alpha)
+
+
+def _price(value: str | None) -> tuple[float, float] | None:
+    if not value:
+        return None
+    from pytest_toolcall.results.usage import parse_price
+
+    try:
+        return parse_price(value)
+    except ValueError as exc:
+        raise usage_error("price", str(exc)) from None
+
+
+def _budget(value: str | None, price: str | None) -> float | None:
+    if not value:
+        return None
+    budget = parse_number("budget", value, float, minimum=0.0)
+    if budget != budget or budget == float("inf"):
+        raise usage_error("budget", f"expected a finite amount of USD, got {value!r}")
+    if not price:
+        raise usage_error("budget", "needs --toolcall-price IN,OUT to estimate what requests cost")
+    return float(budget)
 
 
 def _json_object(name: str, value: str | None) -> dict[str, Any]:

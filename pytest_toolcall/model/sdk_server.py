@@ -57,7 +57,8 @@ class Endpoint:
             while True:
                 started = time.perf_counter()
                 try:
-                    return _response(await self._create(request), time.perf_counter() - started)
+                    response = _response(await self._create(request), time.perf_counter() - started)
+                    return dataclasses.replace(response, retries=attempt) if attempt else response
                 except Exception as exc:
                     delay = self._retry_delay(exc, attempt)
                     if delay is None:
@@ -139,9 +140,29 @@ def _response(completion: Any, latency: float) -> ChatResponse:
         ]
         content = _text(message.get("content"))
         reasoning = message.get("reasoning_content") or message.get("reasoning")
-        return ChatResponse(content, choice.get("finish_reason"), calls, reasoning, latency)
+        usage = _usage(completion.get("usage"))
+        return ChatResponse(content, choice.get("finish_reason"), calls, reasoning, latency, usage)
     except (KeyError, IndexError, TypeError, AttributeError) as exc:
         raise ValueError(f"not a chat completion ({type(exc).__name__}: {exc})") from None
+
+
+def _usage(usage: Any) -> dict[str, int] | None:
+    """The token counts of an OpenAI ``usage`` object (the nested cached and reasoning counts flattened);
+    None when the endpoint sent none. Odd values are left out rather than failing the answer."""
+    if not isinstance(usage, dict):
+        return None
+    prompt_details = usage.get("prompt_tokens_details")
+    completion_details = usage.get("completion_tokens_details")
+    fields = {
+        "prompt_tokens": usage.get("prompt_tokens"),
+        "completion_tokens": usage.get("completion_tokens"),
+        "cached_tokens": prompt_details.get("cached_tokens") if isinstance(prompt_details, dict) else None,
+        "reasoning_tokens": (
+            completion_details.get("reasoning_tokens") if isinstance(completion_details, dict) else None
+        ),
+    }
+    kept = {k: v for k, v in fields.items() if type(v) is int and v >= 0}
+    return kept or None
 
 
 def _text(content: Any) -> str | None:

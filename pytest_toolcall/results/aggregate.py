@@ -31,3 +31,12 @@ def report_document(
 ) -> dict[str, Any]:
     """The JSON report of a run (or of a merge) from its ``run`` fields, metrics and samples."""
     return {"schema": SCHEMA, "run": run, "samples": samples, "metrics": all_blocks(metrics)}
+
+
+def run_usage(samples: list[dict[str, Any]], price: tuple[float, float] | None) -> dict[str, Any] | None:
+    """The report's ``usage``: every request of every sample, priced when a price is given."""
+    from pytest_toolcall.results.usage import usage_summary
+
+    return usage_summary(
+        (request for r in samples for request in ((r.get("usage") or {}).get("requests") or [])), price
+    )

@@ -19,7 +19,7 @@ import pytest
 from pytest_toolcall.core import registry
 from pytest_toolcall.core.benchmark import Benchmark
 from pytest_toolcall.core.settings import Settings
-from pytest_toolcall.results.aggregate import aggregate, report_document
+from pytest_toolcall.results.aggregate import aggregate, report_document, run_usage
 from pytest_toolcall.results.report import SCHEMA
 
 #: ``run`` fields every shard of one run must agree on.
@@ -163,7 +163,9 @@ def merge_reports(reports: list[tuple[Path, dict[str, Any]]], allow_partial: boo
     }
     if gaps:
         run["missing"] = gaps
-    return report_document(run, metrics, samples)
+    price = Settings.from_raw(base["options"], benches=tuple(benchmarks)).price  # type: ignore[union-attr]
+    # As a run without a baseline writes them (a comparison is made against the merged report).
+    return {**report_document(run, metrics, samples), "usage": run_usage(samples, price), "comparison": None}
 
 
 def _gaps(reports: list[tuple[Path, dict[str, Any]]]) -> list[str]:
@@ -190,7 +192,8 @@ def rebuild_benchmarks(path: Path, run: dict[str, Any]) -> dict[str, Benchmark]:
     """The run's benchmarks, made from its recorded options, with what their aggregation needs."""
     classes = registry.benchmark_classes()
     try:
-        settings = Settings.from_raw(run["options"])
+        # The benchmarks the run had (those of its datasets), whatever chose them then.
+        settings = Settings.from_raw(run["options"], benches=tuple(run.get("datasets") or ()))
     except pytest.UsageError as exc:
         raise ReportError(f"{path}: the run's options are not valid here: {exc}") from None
     if settings is None:

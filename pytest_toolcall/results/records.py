@@ -33,6 +33,10 @@ class Record(TypedDict, total=False):
     latency_s: float | None
     failure_kind: str | None
     reason: str  # the verdict's brief, when it failed
+    repeat: int  # the attempt, 1-based (1 without --toolcall-repeat)
+    usage: dict[str, Any] | None  # tokens summed over the unit's requests, and one entry per request
+    from_store: bool  # every answer came from the response store
+    not_run: str  # "budget": skipped because --toolcall-budget was spent
 
 
 RECORD = pytest.StashKey[Record]()
@@ -42,7 +46,7 @@ def new_record(unit: Unit) -> Record:
     """A record with the unit's identity and every result field still empty."""
     record: Record = {"score": None, "process": None, "output": None, "error": None}
     record.update(unit.identity())  # type: ignore[typeddict-item]
-    record.update(latency_s=None, failure_kind=None)
+    record.update(latency_s=None, usage=None, from_store=False, failure_kind=None)
     return record
 
 
@@ -69,7 +73,8 @@ def sanitize(value: Any) -> Any:
 
 
 class RecordCollector:
-    """Builds one record per benchmark item from its reports, with the pytest outcome."""
+    """Builds one record per benchmark item (and per ordinary test counted in a benchmark: a Python
+    test using ``toolcall_chat``) from its reports, with the pytest outcome."""
 
     def __init__(self) -> None:
         self.records: dict[str, dict[str, Any]] = {}
@@ -83,20 +88,25 @@ class RecordCollector:
         self.selected.extend(n for n in dict.fromkeys(nodeids) if n not in known and is_benchmark_nodeid(n))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if not is_benchmark_nodeid(report.nodeid):
-            return
+        # Every test's phases are kept until its teardown: only the teardown report says whether an
+        # ordinary test carries a record.
         phases = self._phases.setdefault(report.nodeid, {})
         phases[report.when] = report
         record = getattr(report, "toolcall", None)
         if record is not None:
             # The record rides on the last report of the item: the item is over. Keep the record
             # itself (not a copy) and let go of the reports, or a large run holds everything twice.
-            record["outcome"] = outcome(phases)
+            result = outcome(phases)
+            if result == "failed" and record.get("error"):
+                result = "error"  # its request got no answer: not the model's failure
+            record["outcome"] = result
             self.records[report.nodeid] = record
             del self._phases[report.nodeid]
-        elif report.when not in ("setup", "call", "teardown") and report.failed:
+        elif report.when not in ("setup", "call", "teardown") and report.failed and is_benchmark_nodeid(report.nodeid):
             # A crashed xdist worker: no teardown, no record; keep what is known.
             self.records.setdefault(report.nodeid, _crash_record(report))
+        if report.when == "teardown" and not is_benchmark_nodeid(report.nodeid):
+            self._phases.pop(report.nodeid, None)
 
 
 def outcome(phases: dict[str, pytest.TestReport]) -> str:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import datetime
 import functools
 import gc
+import hashlib
 import os
+import re
 from typing import Any
 
 import pytest
@@ -16,8 +18,9 @@ from pytest_toolcall.core import registry
 from pytest_toolcall.core.benchmark import MODULE_NODEID, Benchmark, Unit, is_benchmark_nodeid
 from pytest_toolcall.core.settings import Settings
 from pytest_toolcall.model import sdk_process
-from pytest_toolcall.results import gate, report
-from pytest_toolcall.results.aggregate import aggregate, all_blocks, report_document
+from pytest_toolcall.results import gate, github, report, summary
+from pytest_toolcall.results.aggregate import aggregate, all_blocks, report_document, run_usage
+from pytest_toolcall.results.baseline import BaselineError, compare_run, load_baseline
 from pytest_toolcall.results.records import RECORD, RecordCollector, sanitize
 from pytest_toolcall.runner import collect, failures, selection, shards
 from pytest_toolcall.runner.answers import ANSWERS, Answers
@@ -33,7 +36,22 @@ class ToolcallRun:
                 self.thresholds = gate.parse_thresholds(settings.fail_under)
             except ValueError as exc:
                 raise pytest.UsageError(f"--toolcall-fail-under: {exc}") from None
-        benchmarks = {name: classes[name](settings) for name in settings.benches}
+        if settings.fail_on_regression is not None and settings.baseline is None:
+            raise pytest.UsageError("--toolcall-fail-on-regression: needs --toolcall-baseline=REPORT.json")
+        #: The baseline report, read now: a wrong path is found before any request.
+        self.baseline: dict[str, Any] | None = None
+        if settings.baseline is not None:
+            try:
+                self.baseline = load_baseline(settings.baseline)
+            except BaselineError as exc:
+                raise pytest.UsageError(f"--toolcall-baseline: {exc}") from None
+        #: Whether a gate decides the exit status.
+        self.gated = bool(self.thresholds) or settings.fail_on_regression is not None
+        # The selected benchmarks, and those of the users' own files (case files): these are active
+        # in every run, since their items come from whatever paths pytest is given.
+        own_files = [n for n, cls in classes.items() if cls.file_suffixes and n not in settings.benches]
+        names = [*settings.benches, *own_files]
+        benchmarks = {name: classes[name](settings) for name in names}
         self.requested = selection.take_nodeid_arguments(config)
         config.stash[collect.CATALOG] = collect.Catalog(settings, benchmarks)
         self.config = config
@@ -49,6 +67,11 @@ class ToolcallRun:
         self.data_problems: list[str] = []  # node ids of the data that could not be loaded
         #: What was selected before sharding (known where items are collected; xdist workers send it).
         self.selection: shards.Selection | None = None
+        #: Node ids of the session's other tests (and collectors) that failed: a gate never passes them.
+        self.ordinary_failures: set[str] = set()
+        self.usage: dict[str, Any] | None = None
+        self.comparison: dict[str, Any] | None = None
+        self.last_failed_key = _last_failed_by_model(config, settings)
         # Connect now where items will run (the client process was started by the earliest hook,
         # or is the xdist controller's), so that neither waits for the other after collection.
         xdist_controller = not self.is_worker and getattr(config.option, "dist", "no") != "no"
@@ -66,7 +89,7 @@ class ToolcallRun:
         endpoint = (
             "none (oracle)" if not s.sends_requests else s.base_url or f"{OPENAI_DEFAULT_URL} (the SDK's default)"
         )
-        parts = [f"toolcall: model={s.model} endpoint={endpoint} bench={','.join(s.benches)}"]
+        parts = [f"toolcall: model={s.model} endpoint={endpoint} bench={','.join(s.benches) or 'none'}"]
         parts += filter(None, (benchmark.header() for benchmark in self.benchmarks.values()))
         if s.shard is not None:
             parts.append(f"shard={s.shard[0]}/{s.shard[1]}")
@@ -81,23 +104,25 @@ class ToolcallRun:
     @pytest.hookimpl(wrapper=True)
     def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
         report = yield
-        if isinstance(collector, pytest.Session) and report.passed:
-            self.catalog  # load before the module collects  # noqa: B018
-            report.result.append(collect.benchmark_module(collector))
+        if isinstance(collector, pytest.Session) and report.passed and self.catalog.module_benchmarks:
+            report.result.append(collect.benchmark_module(collector))  # (the catalog loads first)
         return report
+
+    def pytest_collect_file(self, file_path: Any, parent: pytest.Collector) -> pytest.Collector | None:
+        name = self.config.stash[collect.CATALOG].file_benchmark(file_path)
+        if name is None:
+            return None
+        return collect.BenchmarkFile.from_parent(parent, path=file_path, benchmark=name)
 
     def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
         if metafunc.definition.nodeid.startswith(f"{MODULE_NODEID}::"):
             loaded = self.catalog.loaded[metafunc.function.__name__]
             metafunc.parametrize("toolcall_unit", collect.unit_params(loaded.units))
 
-    @pytest.hookimpl(trylast=True)  # after -k, -m, --lf...: a shard is a part of what they left
-    def pytest_collection_modifyitems(self, session: pytest.Session, items: list[pytest.Item]) -> None:
-        if self.requested:
-            selection.keep_requested(items, self.requested, self.config)
-        self.cut_shard(items)
-
-    def cut_shard(self, items: list[pytest.Item]) -> None:
+    # A second implementation of the hook (pytest reads only ``pytest_*`` names, hence this one).
+    @pytest.hookimpl(trylast=True, specname="pytest_collection_modifyitems")
+    def pytest_collection_modifyitems_shard(self, items: list[pytest.Item]) -> None:
+        """After -k, -m, --lf... (trylast): a shard is a part of what they left."""
         chosen = shards.selection_of(item.nodeid for item in items)
         shard = self.settings.shard
         if shard is not None:
@@ -123,6 +148,18 @@ class ToolcallRun:
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed and is_benchmark_nodeid(report.nodeid):
             self.data_problems.append(report.nodeid)
+        elif report.failed and not self.is_worker:
+            self.ordinary_failures.add(report.nodeid or "<collection>")
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[Any]) -> None:
+        # Before -m deselects: an ordinary test asking the model through a benchmark's fixture
+        # carries that benchmark's marker (``-m cases`` selects the Python tests of cases too).
+        for item in items:
+            if "toolcall_chat" in getattr(item, "fixturenames", ()) and collect.UNIT not in item.stash:
+                item.add_marker("cases")
+        if self.requested:
+            selection.keep_requested(items, self.requested, config)
 
     @pytest.hookimpl(trylast=True)
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
@@ -187,6 +224,12 @@ class ToolcallRun:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
         record = item.stash.get(RECORD, None)
+        test_unit = item.stash.get(collect.TEST_UNIT, None)
+        if record is not None and test_unit is not None and call.when == "call":
+            # An ordinary test counted in a benchmark: its verdict is what its call raised.
+            error = call.excinfo.value if call.excinfo is not None else None
+            verdict = self.catalog.benchmarks[test_unit.benchmark].score(test_unit, error)
+            record.update(verdict.fields, score=1.0 if verdict.passed else 0.0)
         if record is not None and call.when == "teardown" and self.config.option.xmlpath:
             item.user_properties.extend(report.testcase_properties(record))
         rep = yield
@@ -211,6 +254,8 @@ class ToolcallRun:
             # Set before pytest's JUnit writer sees the report: it keeps attributes already set.
             xml.node_reporter(report).add_attribute("classname", classname)
         self.collector.pytest_runtest_logreport(report)
+        if report.failed and not is_benchmark_nodeid(report.nodeid) and not hasattr(report, "wasxfail"):
+            self.ordinary_failures.add(report.nodeid)
 
     # --- end of session: aggregate, report, gate ----------------------------------------------
 
@@ -241,6 +286,10 @@ class ToolcallRun:
                 temporary, xml.logfile = xml.logfile, final_xml
         if final_xml is not None and os.path.exists(temporary):
             os.replace(temporary, final_xml)
+        lf = self.config.pluginmanager.get_plugin("lfplugin")
+        if self.last_failed_key and lf is not None and not self.is_worker:
+            # As pytest just wrote its own list.
+            self.config.cache.set(self.last_failed_key, {str(k): v for k, v in lf.lastfailed.items()})
         return result
 
     def finish(self, session: pytest.Session, xml: Any) -> None:
@@ -253,6 +302,9 @@ class ToolcallRun:
                 for block_name, block in self.metrics[name].items():
                     for prop, value in benchmark.suite_properties(block_name, block):
                         xml.add_global_property(prop, report.junit_value(value))
+        self.usage = run_usage(samples, self.settings.price)
+        if self.baseline is not None:
+            self.comparison = compare_run(self.baseline, self.run_section(), samples, self.metrics, self.benchmarks)
         if self.settings.report or self.settings.html:
             document = self.json_report(samples)
             if self.settings.report:
@@ -261,18 +313,43 @@ class ToolcallRun:
                 from pytest_toolcall.results.html import write_html
 
                 write_html(document, self.settings.html)
-        if self.thresholds:
-            errors = gate.report_errors(samples, self.data_problems)
-            self.shortfalls = gate.evaluate(self.thresholds, self.all_blocks(), errors, self.settings.max_errors)
+        if self.gated:
+            self.shortfalls = self.gate(session, samples)
             if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED if self.shortfalls else pytest.ExitCode.OK
+
+    def gate(self, session: pytest.Session, samples: list[dict[str, Any]]) -> list[str]:
+        """Every reason the gate fails; empty when it passes."""
+        s = self.settings
+        errors = gate.report_errors(samples, self.data_problems)
+        shortfalls = gate.evaluate(
+            self.thresholds, self.all_blocks(), errors, s.max_errors, gate_on=s.gate_on, gate_value=s.gate_value
+        )
+        if s.fail_on_regression is not None:
+            shortfalls += gate.regressions(self.comparison, s.fail_on_regression, [t.metric for t in self.thresholds])
+        shortfalls += gate.completeness(
+            selected=len(self.collector.selected),
+            not_run=self.not_run(),
+            budget_skipped=self.not_asked(),
+            # A Python test that asked the model (toolcall_chat) has a record: counted in its block.
+            ordinary_failed=len(self.ordinary_failures - set(self.collector.records)),
+            interrupted=session.exitstatus == pytest.ExitCode.INTERRUPTED,
+        )
+        return shortfalls
+
+    def not_run(self) -> int:
+        return len(set(self.collector.selected) - set(self.collector.records))
+
+    def not_asked(self) -> int:
+        """Items skipped because --toolcall-budget was spent."""
+        return sum(1 for r in self.collector.records.values() if r.get("not_run") == "budget")
 
     def samples(self) -> list[dict[str, Any]]:
         """Every record; a record of a crashed worker gets its unit's identity from the data."""
         samples = []
         for record in self.collector.records.values():
             if "benchmark" not in record:
-                unit = self.catalog.unit(record["nodeid"])
+                unit = self.catalog.unit(record["nodeid"], self.config.rootpath)
                 record = {**unit.identity(), **record} if unit is not None else {**record, "benchmark": None}
             samples.append(record)
         return samples
@@ -297,10 +374,10 @@ class ToolcallRun:
     def all_blocks(self) -> dict[str, Any]:
         return all_blocks(self.metrics)
 
-    def json_report(self, samples: list[dict[str, Any]]) -> dict[str, Any]:
+    def run_section(self) -> dict[str, Any]:
         s = self.settings
         selection = self.selection or shards.selection_of(self.collector.selected)
-        run = {
+        return {
             "model": s.model,
             "base_url": s.base_url,
             "started_at": self.started_at,
@@ -308,8 +385,10 @@ class ToolcallRun:
             "plugin_version": __version__,
             "settings": {"temperature": s.temperature, "max_tokens": s.max_tokens, "extra_body": s.extra_body},
             "datasets": {name: benchmark.datasets() for name, benchmark in self.benchmarks.items()},
+            "repeat": s.repeat,
             "selected": len(self.collector.selected),
-            "not_run": len(set(self.collector.selected) - set(self.collector.records)),
+            "not_run": self.not_run(),
+            "not_asked": self.not_asked(),
             "data_problems": self.data_problems,
             "shard": selection.shard,
             # What merge needs to check shards and recompute the metrics the same way:
@@ -318,11 +397,15 @@ class ToolcallRun:
             "aggregation": {name: benchmark.aggregate_context() for name, benchmark in self.benchmarks.items()},
             "partial": False,
         }
-        return report_document(run, self.metrics, samples)
+
+    def json_report(self, samples: list[dict[str, Any]]) -> dict[str, Any]:
+        document = report_document(self.run_section(), self.metrics, samples)
+        return {**document, "usage": self.usage, "comparison": self.comparison}
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.is_worker or self.config.option.collectonly:
             return
+        github.write_summary(self, os.environ)
         tr = terminalreporter
         for name, blocks in self.metrics.items():
             for block_name, block in blocks.items():
@@ -342,15 +425,37 @@ class ToolcallRun:
                 "(see the collection errors above)",
                 yellow=True,
             )
-        not_run = len(set(self.collector.selected) - set(self.collector.records))
+        if self.usage and self.usage["requests"]:
+            tr.write_sep("=", "toolcall: usage")
+            for line in summary.usage_lines(self.usage, self.settings.price):
+                tr.write_line(line)
+        if self.comparison is not None:
+            tr.write_sep("=", f"toolcall: against the baseline {self.comparison['baseline']['path']}")
+            for line in summary.comparison_lines(self.comparison, self.settings.fail_on_regression):
+                tr.write_line(line)
+        if not_asked := self.not_asked():
+            tr.write_line(
+                f"partial: {not_asked} of {len(self.collector.selected)} selected item(s) were not asked: "
+                f"--toolcall-budget={self.settings.budget:g} USD was spent",
+                yellow=True,
+            )
+        not_run = self.not_run()
         if not_run:
             tr.write_line(
                 f"incomplete: {not_run} of {len(self.collector.selected)} selected item(s) did not run", yellow=True
             )
-        if self.thresholds:
+        if self.gated:
             failed = gate.failed_items(self.collector.records.values())
-            line = gate.verdict_line(self.shortfalls, failed)
-            tr.write_line(line, red=bool(self.shortfalls), green=not self.shortfalls, bold=True)
+            if self.shortfalls:
+                tr.write_line("toolcall gate FAILED: " + "; ".join(self.shortfalls), red=True, bold=True)
+                for line in github.error_lines(self.shortfalls, os.environ):
+                    tr.write_line(line)
+            else:
+                tr.write_line(
+                    f"toolcall gate passed ({failed} item(s) failed, {summary.gate_passed_note(self)})",
+                    green=True,
+                    bold=True,
+                )
         if self.settings.report:
             tr.write_line(f"toolcall report: {self.settings.report}")
         if self.settings.html:
@@ -365,6 +470,36 @@ class ToolcallRun:
 
 #: Options a report does not keep: where this run wrote its outputs (and the gate it applied).
 REPORT_OMITS = frozenset({"report", "html"})
+
+
+def _last_failed_by_model(config: pytest.Config, settings: Settings) -> str | None:
+    """``--lf``/``--ff`` per model: pytest's last-failed plugin reads one list of failures for the whole
+    project, which would re-run another model's failures. Give it this model's list instead (kept in
+    pytest's cache under a key of the model and endpoint), and keep its updated list there at the end
+    (``pytest_sessionfinish``). A model seen for the first time starts from the project's failures
+    without any benchmark item."""
+    lf = config.pluginmanager.get_plugin("lfplugin")
+    cache = getattr(config, "cache", None)
+    if lf is None or cache is None or not hasattr(lf, "lastfailed"):
+        return None
+    who = f"{settings.model}@{settings.base_url or 'default'}"
+    key = "toolcall/lastfailed/" + re.sub(r"[^A-Za-z0-9._-]+", "_", who)[:80] + "-" + _digest(who)
+    stored = cache.get(key, None)
+    if not isinstance(stored, dict):
+        stored = {str(nodeid): True for nodeid in lf.lastfailed if not is_benchmark_nodeid(str(nodeid))}
+    try:  # pytest >= 9 keys the list by structured node ids (private API; plain strings before)
+        from _pytest.nodeid import NodeId
+
+        lf.lastfailed = {NodeId.parse(nodeid): value for nodeid, value in stored.items()}
+    except ImportError:
+        lf.lastfailed = stored
+    if hasattr(lf, "_last_failed_paths") and hasattr(lf, "get_last_failed_paths"):
+        lf._last_failed_paths = lf.get_last_failed_paths()  # computed from the project's list: again
+    return key
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
 #: Where the openai SDK sends requests when neither --toolcall-base-url nor $OPENAI_BASE_URL is set.

@@ -72,6 +72,7 @@ def test_shards_merged_equal_the_single_run(
     merged = json.loads((pytester.path / "merged.json").read_text())
     assert merged["metrics"] == single["metrics"]
     assert by_nodeid(merged) == by_nodeid(single)
+    assert merged["usage"] == single["usage"]
     assert merged["run"]["partial"] is False
     assert merged["run"]["shard"] is None
     assert merged["run"]["selected"] == single["run"]["selected"]
@@ -253,16 +254,36 @@ def test_shard_weights_come_from_the_store(pytester: pytest.Pytester) -> None:
 # --- the offline commands -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("thresholds", ["overall=0.5,general_fc.tool_call_f1=0.9", "overall=0.99", "zh.atom=1"])
+@pytest.mark.parametrize(
+    ("in_run", "offline"),
+    [
+        (
+            ["--toolcall-fail-under=overall=0.5,general_fc.tool_call_f1=0.9"],
+            ["--fail-under", "overall=0.5,general_fc.tool_call_f1=0.9"],
+        ),
+        (["--toolcall-fail-under=overall=0.99"], ["--fail-under", "overall=0.99"]),
+        (
+            ["--toolcall-fail-under=zh.atom=1", "--toolcall-gate-on=lower"],
+            ["--fail-under", "zh.atom=1", "--gate-on", "lower"],
+        ),
+        (
+            ["--toolcall-baseline=base.json", "--toolcall-fail-on-regression", "--toolcall-fail-under=overall=0.5"],
+            ["--baseline", "base.json", "--fail-on-regression", "--fail-under", "overall=0.5"],
+        ),
+    ],
+    ids=["pass", "fail", "lower-bound", "baseline"],
+)
 def test_cli_gate_says_and_exits_what_the_in_run_gate_does(
-    pytester: pytest.Pytester, thresholds: str, capsys: pytest.CaptureFixture[str]
+    pytester: pytest.Pytester, in_run: list[str], offline: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    result, _ = run(pytester, "gated.json", f"--toolcall-fail-under={thresholds}")
-    in_run = [line for line in result.outlines if line.startswith("toolcall gate ")]
-    assert len(in_run) == 1
-    capsys.readouterr()  # the run's own output
-    status = cli.main(["gate", str(pytester.path / "gated.json"), "--fail-under", thresholds])
-    assert capsys.readouterr().out.splitlines() == in_run
+    run(pytester, "base.json")
+    result, _ = run(pytester, "gated.json", *in_run)
+    lines = [line for line in result.outlines if line.startswith("toolcall gate ")]
+    assert len(lines) == 1
+    capsys.readouterr()  # the runs' own output
+    offline = [str(pytester.path / a) if a.endswith(".json") else a for a in offline]
+    status = cli.main(["gate", str(pytester.path / "gated.json"), *offline])
+    assert capsys.readouterr().out.splitlines() == lines
     assert status == result.ret
     assert status in (0, 1)
 

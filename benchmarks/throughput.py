@@ -1,6 +1,6 @@
 """Throughput and overhead of the plugin against the tests' local chat-completions server.
 
-    python benchmarks/throughput.py --data-dir=../shared/acebench [--general-fc=../shared/general_fc/k2vv_zh_511.jsonl]
+    python benchmarks/throughput.py [--data-dir=ACEBENCH_ROOT] [--general-fc=FILE]  (default: the shipped data)
 
 Prints, for the chosen selection: items, requests, wall time against the limit
 ``requests × latency / concurrency`` and where it goes, requests per second, xdist (-n 4 × 8)
@@ -26,12 +26,18 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SERVER = REPO / "tests" / "support" / "chat_server.py"
+SHIPPED_ROOT = REPO / "pytest_toolcall" / "benchmarks" / "acebench" / "data"
+SHIPPED_SET = REPO / "pytest_toolcall" / "benchmarks" / "general_fc" / "data" / "k2vv_zh_511.jsonl"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", required=True, help="ACEBench data root")
-    parser.add_argument("--general-fc", default=None, help="general_fc JSONL file to include in the cached run")
+    parser.add_argument("--data-dir", default=str(SHIPPED_ROOT), help="ACEBench data root (default: the shipped one)")
+    parser.add_argument(
+        "--general-fc",
+        default=str(SHIPPED_SET),
+        help="general_fc file of the cached run (default: the shipped set)",
+    )
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("-k", default="normal or special", help="selection for the throughput run")

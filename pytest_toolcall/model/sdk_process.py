@@ -16,7 +16,7 @@ outlives pytest, however pytest ends. Protocol, one JSON object per line, per co
     -> {"id": n, "request": {...}}    a ChatRequest (messages, tools, sampling)
     -> {"cancel": n}                  not wanted any more (never sent if still queued)
     <- {"id": n, "response": {...}}   a ChatResponse
-    <- {"id": n, "error": "..."}      no answer after the retries
+    <- {"id": n, "error": "...", "fatal": bool}   no answer after the retries (fatal: none will come)
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from concurrent.futures import Future, InvalidStateError
 from pathlib import Path
 from typing import IO, Any
 
-from pytest_toolcall.model.types import ChatRequest, ChatResponse, ModelSettings, RequestError
+from pytest_toolcall.model.types import ChatRequest, ChatResponse, FatalRequestError, ModelSettings, RequestError
 
 #: The key of the client's socket address in xdist's ``workerinput``.
 WORKER_INPUT = "toolcall_client"
@@ -170,7 +170,8 @@ class GatewayModel:
                     if future is not None:
                         _settle(future, ChatResponse(**message["response"]))
                 else:
-                    self._fail(message["id"], RequestError(message["error"]))
+                    kind = FatalRequestError if message.get("fatal") else RequestError
+                    self._fail(message["id"], kind(message["error"]))
         except (OSError, ValueError):
             pass  # the connection broke (a child killed mid-exchange): as for its end
         finally:

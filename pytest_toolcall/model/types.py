@@ -24,6 +24,8 @@ class ModelSettings:
     timeout: float = 120.0
     max_retries: int = 4
     concurrency: int = 8
+    #: The environment variable the key came from ("" for an endpoint that needs none): named in advice.
+    api_key_env: str | None = None
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,11 @@ class ChatResponse:
 
 class RequestError(Exception):
     """A request that got no usable answer after the configured retries."""
+
+
+class FatalRequestError(RequestError):
+    """An answer no retry and no other request can change (a bad key, an unknown model or endpoint):
+    the run stops sending; the message says what to check."""
 
 
 class Model(Protocol):

@@ -31,6 +31,8 @@ class Answers:
         self._store: ResponseStore | None = None
         self.prefetcher = Prefetcher(self.job_for, lookahead=2 * settings.concurrency)
         self.order: RunOrder | None = None
+        #: Why the run stopped sending (an answer no retry can fix), or None.
+        self.stopped: str | None = None
         # Dialogues are sequential by nature: each runs on a thread of its own so that it never
         # blocks the other items while it waits for the model.
         self.dialogues = ThreadPoolExecutor(max_workers=settings.concurrency, thread_name_prefix="toolcall-dialogue")
@@ -74,6 +76,7 @@ class Answers:
                     timeout=s.timeout,
                     max_retries=s.max_retries,
                     concurrency=s.concurrency,
+                    api_key_env=api_key_env,
                 ),
                 self.client_address(),
             )
@@ -114,6 +117,8 @@ class Answers:
         unit = params.get("toolcall_unit")
         if not isinstance(unit, Unit):
             return None
+        if self.stopped is not None:
+            return DoneJob(Skip(f"not sent: {self.stopped}"))
         plan = self.catalog.benchmarks[unit.benchmark].plan(unit, self)
         if isinstance(plan, Requests):
             return RequestsJob(self.model, plan.requests)
@@ -121,6 +126,11 @@ class Answers:
             return ThreadJob(self.dialogues, plan.run)
         assert isinstance(plan, Skip), f"{unit.benchmark}.plan returned {plan!r}"
         return DoneJob(plan)
+
+    def stop(self, reason: str) -> None:
+        """Send nothing more: what is queued is dropped, the items still to come are skipped."""
+        self.stopped = reason
+        self.prefetcher.stop()
 
     def before(self, item: pytest.Item) -> None:
         if self.order is None:

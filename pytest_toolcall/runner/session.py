@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import gc
 import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,7 +14,7 @@ import pytest
 from pytest_toolcall import __version__
 from pytest_toolcall.core import registry
 from pytest_toolcall.core.benchmark import MODULE_NODEID, Benchmark, is_benchmark_nodeid
-from pytest_toolcall.core.settings import Settings
+from pytest_toolcall.core.settings import Settings, redact_url, usage_error
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.results import gate, report
 from pytest_toolcall.results.records import RECORD, RecordCollector, sanitize
@@ -30,6 +31,9 @@ class ToolcallRun:
                 self.thresholds = gate.parse_thresholds(settings.fail_under)
             except ValueError as exc:
                 raise pytest.UsageError(f"--toolcall-fail-under: {exc}") from None
+        if not hasattr(config, "workerinput"):
+            check_outputs(config, settings)
+            check_api_key(settings)
         benchmarks = {name: classes[name](settings) for name in settings.benches}
         config.stash[collect.CATALOG] = collect.Catalog(settings, benchmarks)
         self.config = config
@@ -42,6 +46,7 @@ class ToolcallRun:
         self.metrics: dict[str, dict[str, Any]] = {}
         self.shortfalls: list[str] = []
         self.data_problems: list[str] = []  # node ids of the data that could not be loaded
+        self.output_failures: list[str] = []  # outputs that could not be written at the end
         # Connect now where items will run (the client process was started by the earliest hook,
         # or is the xdist controller's), so that neither waits for the other after collection.
         xdist_controller = not self.is_worker and getattr(config.option, "dist", "no") != "no"
@@ -56,7 +61,8 @@ class ToolcallRun:
 
     def pytest_report_header(self) -> list[str]:
         s = self.settings
-        parts = [f"toolcall: model={s.model} endpoint={s.base_url or 'default'} bench={','.join(s.benches)}"]
+        endpoint = redact_url(s.base_url) or "default"
+        parts = [f"toolcall: model={s.model} endpoint={endpoint} bench={','.join(s.benches)}"]
         parts += filter(None, (benchmark.header() for benchmark in self.benchmarks.values()))
         return [
             " ".join(parts),
@@ -159,6 +165,12 @@ class ToolcallRun:
             # never leaves half a file where CI looks for one.
             final_xml = xml.logfile
             xml.logfile = f"{final_xml}.{os.getpid()}.tmp"
+            try:  # checked at start-up; if the folder went away since, lose this output alone
+                os.makedirs(os.path.dirname(os.path.abspath(xml.logfile)), exist_ok=True)
+                open(xml.logfile, "w").close()
+            except OSError as exc:
+                self.output_lost(session, "JUnit XML", final_xml, exc)
+                xml.logfile = os.devnull
         try:
             result = yield
         except BaseException:
@@ -168,9 +180,17 @@ class ToolcallRun:
         finally:
             if final_xml is not None:
                 temporary, xml.logfile = xml.logfile, final_xml
-        if final_xml is not None and os.path.exists(temporary):
+        if final_xml is not None and temporary != os.devnull and os.path.exists(temporary):
             os.replace(temporary, final_xml)
         return result
+
+    def output_lost(self, session: pytest.Session, what: str, path: Any, exc: BaseException) -> None:
+        """One output could not be written: say so in one line, keep writing the others, and make
+        the run fail (its artefacts are incomplete)."""
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+        self.output_failures.append(f"{what} not written to {path}: {reason}")
+        if session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def finish(self, session: pytest.Session, xml: Any) -> None:
         self.catalog  # the data, for what aggregates need of it (the xdist controller loads it here)  # noqa: B018
@@ -185,16 +205,23 @@ class ToolcallRun:
         if self.settings.report or self.settings.html:
             document = self.json_report(samples)
             if self.settings.report:
-                report.write_json_atomic(self.settings.report, document)
+                try:
+                    report.write_json_atomic(self.settings.report, document)
+                except (OSError, ValueError) as exc:
+                    self.output_lost(session, "JSON report", self.settings.report, exc)
             if self.settings.html:
                 from pytest_toolcall.results.html import write_html
 
-                write_html(document, self.settings.html)
+                try:
+                    write_html(document, self.settings.html)
+                except (OSError, ValueError) as exc:
+                    self.output_lost(session, "HTML report", self.settings.html, exc)
         if self.thresholds:
             errors = sum(1 for r in samples if r.get("outcome") == "error") + len(self.data_problems)
             self.shortfalls = gate.evaluate(self.thresholds, self.all_blocks(), errors, self.settings.max_errors)
             if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-                session.exitstatus = pytest.ExitCode.TESTS_FAILED if self.shortfalls else pytest.ExitCode.OK
+                failed = self.shortfalls or self.output_failures
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED if failed else pytest.ExitCode.OK
 
     def samples(self) -> list[dict[str, Any]]:
         """Every record; a record of a crashed worker gets its unit's identity from the data."""
@@ -215,7 +242,7 @@ class ToolcallRun:
             "schema": report.SCHEMA,
             "run": {
                 "model": s.model,
-                "base_url": s.base_url,
+                "base_url": redact_url(s.base_url),
                 "started_at": self.started_at,
                 "finished_at": _now(),
                 "plugin_version": __version__,
@@ -244,6 +271,11 @@ class ToolcallRun:
                 "(see the collection errors above)",
                 yellow=True,
             )
+        stopped = [r for r in self.collector.records.values() if r.get("stopped")]
+        if stopped:
+            reason = next((r["error"] for r in stopped if r.get("error")), "an answer no retry can fix")
+            skipped = sum(1 for r in stopped if r.get("outcome") == "skipped")
+            tr.write_line(f"toolcall: {reason} ({skipped} item(s) not sent, skipped)", red=True, bold=True)
         not_run = len(set(self.collector.selected) - set(self.collector.records))
         if not_run:
             tr.write_line(
@@ -257,16 +289,52 @@ class ToolcallRun:
                 tr.write_line(
                     f"toolcall gate passed ({failed} item(s) failed, every threshold holds)", green=True, bold=True
                 )
-        if self.settings.report:
+        lost = " ".join(self.output_failures)
+        if self.settings.report and "JSON report" not in lost:
             tr.write_line(f"toolcall report: {self.settings.report}")
-        if self.settings.html:
+        if self.settings.html and "HTML report" not in lost:
             tr.write_line(f"toolcall HTML report: {self.settings.html}")
+        for failure in self.output_failures:
+            tr.write_line(f"toolcall: {failure}", red=True, bold=True)
 
     def pytest_unconfigure(self) -> None:
         # pytest runs five full garbage collections after this (to report unraisable exceptions);
         # with every report of a large run alive (the xdist controller holds them all) that is a
         # third of a second. What is alive now stays alive until the process exits: freeze it.
         gc.freeze()
+
+
+def check_api_key(settings: Settings) -> None:
+    """A run that will reach the network names a variable that holds its key, or chose none (an
+    empty --toolcall-api-key-env, for endpoints that need no key): never a made-up key."""
+    if not settings.sends_requests or settings.is_oracle or not settings.api_key_env:
+        return
+    if not os.environ.get(settings.api_key_env):
+        endpoint = redact_url(settings.base_url) or "the default endpoint"
+        raise usage_error(
+            "api-key-env",
+            f"${settings.api_key_env} is not set: set it to the API key of {endpoint}, "
+            "or pass --toolcall-api-key-env= (empty) for an endpoint that needs no key",
+        )
+
+
+def check_outputs(config: pytest.Config, settings: Settings) -> None:
+    """Every output path, checked before any request: a path that cannot be written is a usage
+    error now rather than a lost result after hours of requests."""
+    outputs = [("report", settings.report), ("html", settings.html)]
+    xmlpath = getattr(config.option, "xmlpath", None)
+    for name, path in [*outputs, ("junitxml", xmlpath)]:
+        if not path:
+            continue
+        problem = report.output_problem(Path(path).expanduser().absolute())
+        if problem is not None:
+            option = "--junitxml" if name == "junitxml" else f"--toolcall-{name}"
+            if name == "junitxml":
+                raise pytest.UsageError(f"{option}: cannot write {path}: {problem}")
+            raise usage_error(name, f"cannot write {path}: {problem}")
+    given = [Path(p).expanduser().absolute() for _, p in outputs if p] + ([Path(xmlpath).absolute()] if xmlpath else [])
+    if len(set(given)) != len(given):
+        raise pytest.UsageError("--toolcall-report, --toolcall-html and --junitxml must name different files")
 
 
 def _junit_key() -> Any:

@@ -16,8 +16,8 @@ from pytest_toolcall.core.settings import ORACLE, Settings
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.model.oracle import OracleModel
 from pytest_toolcall.model.prefetch import DoneJob, Job, Prefetcher, RequestsJob, RunOrder, ThreadJob
-from pytest_toolcall.model.store import CachedModel, ResponseStore
-from pytest_toolcall.model.types import Model, ModelSettings
+from pytest_toolcall.model.store import CachedModel, ResponseStore, StoreError
+from pytest_toolcall.model.types import Model, ModelSettings, RequestError
 from pytest_toolcall.runner.collect import CATALOG, Catalog
 
 STORE_FILE = "responses.sqlite3"
@@ -95,20 +95,15 @@ class Answers:
     def store(self) -> ResponseStore | None:
         if self._store is None:
             folder = self.store_dir()
-            self._store = None if folder is None else ResponseStore(folder / STORE_FILE)
+            if folder is not None:
+                try:
+                    self._store = ResponseStore(folder / STORE_FILE, self.settings.cache_mode == "read-write")
+                except StoreError as exc:
+                    raise RequestError(f"response store: {exc}") from None
         return self._store
 
     def store_dir(self) -> Path | None:
-        if self.settings.cache_mode == "off":
-            return None
-        if self.settings.cache is not None:
-            return self.settings.cache
-        cache = getattr(self.config, "cache", None)  # absent with -p no:cacheprovider
-        if cache is None:
-            if self.settings.cache_mode == "replay":
-                raise pytest.UsageError("--toolcall-cache-mode=replay needs --toolcall-cache=DIR or pytest's cache")
-            return None
-        return Path(cache.mkdir("toolcall"))
+        return store_dir(self.config, self.settings)
 
     # --- jobs ----------------------------------------------------------------------------------
 
@@ -151,3 +146,33 @@ class Answers:
 
 
 ANSWERS = pytest.StashKey[Answers]()
+
+
+def store_dir(config: pytest.Config, settings: Settings) -> Path | None:
+    """The folder of the run's response store, or None when there is none."""
+    if settings.cache_mode == "off":
+        return None
+    if settings.cache is not None:
+        return settings.cache
+    cache = getattr(config, "cache", None)  # absent with -p no:cacheprovider
+    if cache is None:
+        if settings.cache_mode == "replay":
+            raise pytest.UsageError("--toolcall-cache-mode=replay needs --toolcall-cache=DIR or pytest's cache")
+        return None
+    return Path(cache.mkdir("toolcall"))
+
+
+def check_store(config: pytest.Config, settings: Settings) -> str:
+    """Open the store once at start-up, before any worker or request: a damaged one is moved aside
+    and replaced when the mode writes (the returned line says so), else a usage error names it."""
+    if all(model == ORACLE for model in (settings.model, *settings.other_models)):
+        return ""  # the oracle answers at once: it never uses the store
+    folder = store_dir(config, settings)
+    if folder is None:
+        return ""
+    try:
+        store = ResponseStore(folder / STORE_FILE, settings.cache_mode == "read-write")
+    except StoreError as exc:
+        raise pytest.UsageError(f"--toolcall-cache: {exc}") from None
+    store.close()
+    return f"{store.path}: {store.repaired}" if store.repaired else ""

@@ -19,7 +19,7 @@ from pytest_toolcall.model import sdk_process
 from pytest_toolcall.results import gate, report
 from pytest_toolcall.results.records import RECORD, RecordCollector, sanitize
 from pytest_toolcall.runner import collect
-from pytest_toolcall.runner.answers import ANSWERS, Answers
+from pytest_toolcall.runner.answers import ANSWERS, Answers, check_store
 
 
 class ToolcallRun:
@@ -34,6 +34,8 @@ class ToolcallRun:
         if not hasattr(config, "workerinput"):
             check_outputs(config, settings)
             check_api_key(settings)
+        # (Workers open the store the controller checked; xdist has not started them yet.)
+        self.store_repaired = "" if hasattr(config, "workerinput") else check_store(config, settings)
         benchmarks = {name: classes[name](settings) for name in settings.benches}
         config.stash[collect.CATALOG] = collect.Catalog(settings, benchmarks)
         self.config = config
@@ -64,7 +66,9 @@ class ToolcallRun:
         endpoint = redact_url(s.base_url) or "default"
         parts = [f"toolcall: model={s.model} endpoint={endpoint} bench={','.join(s.benches)}"]
         parts += filter(None, (benchmark.header() for benchmark in self.benchmarks.values()))
+        repaired = [f"toolcall: response store {self.store_repaired}"] if self.store_repaired else []
         return [
+            *repaired,
             " ".join(parts),
             f"toolcall: temperature={s.temperature} max_tokens={s.max_tokens} concurrency={s.concurrency} "
             f"timeout={s.timeout}s max_retries={s.max_retries} cache={s.cache_mode}",

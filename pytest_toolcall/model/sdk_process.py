@@ -25,12 +25,14 @@ import atexit
 import dataclasses
 import itertools
 import json
+import os
 import shutil
 import socket
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from concurrent.futures import Future, InvalidStateError
 from pathlib import Path
 from typing import IO, Any
@@ -45,6 +47,7 @@ class ClientProcess:
     """The child process that serves every model of the run, owned by the process that started it."""
 
     def __init__(self) -> None:
+        remove_dead_folders()
         self.folder = Path(tempfile.mkdtemp(prefix="toolcall-"))  # private (0700): the socket lives here
         self.address = str(self.folder / "client.sock")
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -81,6 +84,33 @@ class ClientProcess:
             self.child.wait()
         self.stderr.close()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def remove_dead_folders() -> None:
+    """Remove the socket folders of runs that died without removing theirs (kill -9): a folder of
+    this user whose socket no client process answers any more."""
+    for folder in Path(tempfile.gettempdir()).glob("toolcall-*"):
+        try:
+            if not folder.is_dir() or folder.stat().st_uid != os.getuid():
+                continue
+            address = folder / "client.sock"
+            if address.exists():
+                probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                try:
+                    probe.settimeout(1.0)
+                    probe.connect(str(address))
+                    continue  # a live run's
+                except ConnectionRefusedError:
+                    pass  # nobody listens: its run is gone
+                except OSError:
+                    continue  # unsure: leave it
+                finally:
+                    probe.close()
+            elif time.time() - folder.stat().st_mtime < 60:
+                continue  # just created: its socket is being bound
+            shutil.rmtree(folder, ignore_errors=True)
+        except OSError:
+            continue
 
 
 #: This process's client process, if it started one.

@@ -70,6 +70,8 @@ def junit_value(value: Any) -> str:
 
 
 def _text(value: Any) -> str:
+    if value is None:
+        return "not measured"
     if isinstance(value, bool):
         return str(value).lower()
     return f"{value:.6g}" if isinstance(value, float) else str(value)

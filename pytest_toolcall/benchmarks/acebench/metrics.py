@@ -31,12 +31,18 @@ def _language(
     by_category: dict[str, list[dict[str, Any]]], lang: str, sizes: dict[tuple[str, str], int]
 ) -> dict[str, Any]:
     categories = {c: _category(c, by_category[c]) for c in CATEGORIES if by_category.get(c)}
-    accuracy = {c: m["accuracy"] for c, m in categories.items()}
+    # A category whose every item errored measured nothing: its accuracy is None, never 0.
+    accuracy = {c: m["accuracy"] for c, m in categories.items() if m["accuracy"] is not None}
     groups = {g: _mean([accuracy[c] for c in members if c in accuracy]) for g, members in GROUPS.items()}
-    official_groups = {
-        g: round(sum(accuracy.get(c, 0.0) for c in members) / len(members), 3) for g, members in GROUPS.items()
+    official_groups: dict[str, float | None] = {
+        g: round(sum(accuracy.get(c, 0.0) for c in members) / len(members), 3) if accuracy else None
+        for g, members in GROUPS.items()
     }
-    official = round(sum(w * official_groups[g] for g, w in OVERALL_WEIGHTS.items()), 3)
+    official = (
+        round(sum(w * official_groups[g] for g, w in OVERALL_WEIGHTS.items()), 3)  # type: ignore[operator]
+        if accuracy
+        else None
+    )
     evaluated = {g: w for g, w in OVERALL_WEIGHTS.items() if groups[g] is not None}
     renormalised = (
         sum(w * groups[g] for g, w in evaluated.items()) / sum(evaluated.values()) if evaluated else None  # type: ignore[operator]
@@ -70,7 +76,7 @@ def _category(category: str, records: list[dict[str, Any]]) -> dict[str, Any]:
         "passed": passed,
         "failed": n - passed - errors,
         "errors": errors,
-        "accuracy": _accuracy(category, passed / n),
+        "accuracy": _accuracy(category, passed / n) if n > errors else None,
         "process_acc": round(sum(processes) / n, 3) if has_process else None,
         "ceiling": _accuracy(category, sum(ceilings) / len(ceilings)) if ceilings else None,
     }

@@ -7,7 +7,7 @@ from typing import Any
 from tabulate import tabulate
 
 from pytest_toolcall.benchmarks.acebench.dataset import OVERALL_WEIGHTS
-from pytest_toolcall.text import number
+from pytest_toolcall.text import measured, number
 
 
 def acebench_table(block: dict[str, Any]) -> list[str]:
@@ -18,7 +18,7 @@ def acebench_table(block: dict[str, Any]) -> list[str]:
             m["passed"],
             m["failed"],
             m["errors"],
-            number(m["accuracy"]),
+            measured(m["accuracy"]),
             number(m["process_acc"]),
             number(m["ceiling"]),
         ]
@@ -32,8 +32,8 @@ def acebench_table(block: dict[str, Any]) -> list[str]:
     )
     lines = [*table.splitlines(), ""]
     digits = 4 if block["partial"] else 3
-    group_rows = [[group.upper(), number(value, digits)] for group, value in block["groups"].items()]
-    group_rows.append(["OVERALL", number(block["overall"], digits)])
+    group_rows = [[group.upper(), measured(value, digits)] for group, value in block["groups"].items()]
+    group_rows.append(["OVERALL", measured(block["overall"], digits)])
     lines += tabulate(
         group_rows, headers=["group", "score"], colalign=("left", "right"), disable_numparse=True
     ).splitlines()
@@ -45,7 +45,7 @@ def acebench_table(block: dict[str, Any]) -> list[str]:
 def _partial_note(block: dict[str, Any]) -> str:
     evaluated = [g for g in OVERALL_WEIGHTS if block["groups"].get(g) is not None]
     notes = [f"partial: OVERALL renormalised over {', '.join(evaluated) or 'nothing'}"]
-    notes.append(f"official value (missing = 0) {block['overall_official']:.3f}")
+    notes.append(f"official value (missing = 0) {measured(block['overall_official'])}")
     if block["missing_categories"]:
         notes.append(f"not run: {', '.join(block['missing_categories'])}")
     if block["short_categories"]:

@@ -29,7 +29,7 @@ def general_fc_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
     # One failure kind per attempt that did not validate, whatever the label: the histogram adds up to
     # count_finish_reason_tool_call - count_successful_tool_call.
     failures = [r.get("reason_kind") or OTHER for r in scored if record_pred(r) and r.get("schema_valid") is not True]
-    return {
+    block: dict[str, Any] = {
         "n": len(records),
         "scored": len(scored),
         "errors": sum(1 for r in records if r.get("outcome") == ERROR),
@@ -45,6 +45,9 @@ def general_fc_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
         ),
         "validation_failures": _histogram(failures),
     }
+    if not scored:  # every item errored or was skipped: nothing was measured, which is not 0
+        block.update(dict.fromkeys(("schema_accuracy", *_prf(confusion)), None))
+    return block
 
 
 def trigger_agreement(records: list[dict[str, Any]], reference_records: list[dict[str, Any]]) -> dict[str, Any]:

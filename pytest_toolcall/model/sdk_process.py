@@ -91,7 +91,9 @@ def remove_dead_folders() -> None:
     this user whose socket no client process answers any more."""
     for folder in Path(tempfile.gettempdir()).glob("toolcall-*"):
         try:
-            if not folder.is_dir() or folder.stat().st_uid != os.getuid():
+            status = folder.stat()
+            # Young folders are left alone: between bind() and listen() a live socket refuses too.
+            if not folder.is_dir() or status.st_uid != os.getuid() or time.time() - status.st_mtime < 10:
                 continue
             address = folder / "client.sock"
             if address.exists():
@@ -106,8 +108,6 @@ def remove_dead_folders() -> None:
                     continue  # unsure: leave it
                 finally:
                     probe.close()
-            elif time.time() - folder.stat().st_mtime < 60:
-                continue  # just created: its socket is being bound
             shutil.rmtree(folder, ignore_errors=True)
         except OSError:
             continue

@@ -54,17 +54,19 @@ class Endpoint:
     async def open(self) -> None:
         import openai  # imported only when a real endpoint is used: it takes about a second
 
-        # No key (an endpoint that needs none, chosen with an empty --toolcall-api-key-env): no
-        # Authorization header at all, rather than a made-up key.
-        keyless = not self.settings.api_key
         self._client = openai.AsyncOpenAI(
-            api_key=self.settings.api_key or "",
-            default_headers={"Authorization": openai.Omit()} if keyless else None,
+            api_key=self.settings.api_key or "no-key",  # the SDK insists on one; its header is omitted
             base_url=self.settings.base_url,
             timeout=self.settings.timeout,
             max_retries=0,  # retries are ours: one policy, one place
         )
         self._slots = asyncio.Semaphore(self.settings.concurrency)
+        # The body streamed (read here, capped) rather than read whole by the SDK.
+        self._headers: dict[str, Any] = {"X-Stainless-Raw-Response": "stream"}
+        if not self.settings.api_key:
+            # An endpoint that needs no key (an empty --toolcall-api-key-env): no Authorization
+            # header at all, rather than a made-up key.
+            self._headers["Authorization"] = openai.Omit()
 
     async def close(self) -> None:
         if self._client is not None:
@@ -120,7 +122,7 @@ class Endpoint:
             "/chat/completions",
             cast_to=_http_response_type(),
             body=body,
-            options={"headers": {"X-Stainless-Raw-Response": "stream"}},
+            options={"headers": self._headers},
         )
         try:
             content = bytearray()
@@ -311,11 +313,17 @@ async def _connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     if not first:
         return
     endpoint = Endpoint(ModelSettings(**json.loads(first)["settings"]))
-    await endpoint.open()
+    try:
+        await endpoint.open()
+        unusable = ""
+    except Exception as exc:  # the SDK refused its settings: say so to every request, not a dropped line
+        unusable = f"the openai client cannot be created: {type(exc).__name__}: {exc}"
     tasks: dict[int, asyncio.Task[None]] = {}
 
     async def answer(number: int, request: ChatRequest) -> None:
         try:
+            if unusable:
+                raise FatalRequestError(unusable)
             response = _redacted(await endpoint.complete(request), _secret(endpoint.settings.api_key))
             line = json.dumps({"id": number, "response": dataclasses.asdict(response)})
         except RequestError as exc:

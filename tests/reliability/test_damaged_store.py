@@ -83,8 +83,13 @@ def _remove_wal(path: Path) -> None:
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
-@pytest.mark.parametrize("dist", [[], ["-n", "2"]], ids=["no-xdist", "n2"])
-@pytest.mark.parametrize("damage", list(DAMAGES))
+#: Every damage without xdist; under -n 2 (where each worker used to print its traceback) two of them.
+SETUPS = [pytest.param(d, [], id=f"{d}-no-xdist") for d in DAMAGES] + [
+    pytest.param(d, ["-n", "2"], id=f"{d}-n2") for d in ("garbage", "folder")
+]
+
+
+@pytest.mark.parametrize(("damage", "dist"), SETUPS)
 def test_read_write_moves_a_damaged_store_aside_and_starts_anew(
     pytester: pytest.Pytester, server: ChatServer, args: list[str], damage: str, dist: list[str]
 ) -> None:
@@ -107,8 +112,7 @@ def test_read_write_moves_a_damaged_store_aside_and_starts_anew(
 
 
 @pytest.mark.parametrize("mode", ["read-only", "replay"])
-@pytest.mark.parametrize("dist", [[], ["-n", "2"]], ids=["no-xdist", "n2"])
-@pytest.mark.parametrize("damage", list(DAMAGES))
+@pytest.mark.parametrize(("damage", "dist"), SETUPS)
 def test_a_damaged_store_that_may_not_be_written_is_one_line(
     pytester: pytest.Pytester, server: ChatServer, args: list[str], damage: str, dist: list[str], mode: str
 ) -> None:

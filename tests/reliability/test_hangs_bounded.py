@@ -54,6 +54,7 @@ def test_a_trickling_server_is_cut_off_at_the_timeout(pytester: pytest.Pytester)
 def test_a_huge_answer_is_not_read_whole(pytester: pytest.Pytester) -> None:
     with HostileServer(huge(200 * 2**20)) as server:
         result, took = _run(pytester, server.base_url, "--toolcall-timeout=60")
+    assert took < 30
     result.assert_outcomes(errors=1)
     (sample,) = load_report(pytester.path / "report.json")["samples"]
     assert "answer larger than 32 MiB" in sample["error"], sample["error"]
@@ -105,9 +106,7 @@ def test_a_catastrophic_pattern_is_scored_at_once(pytester: pytest.Pytester) -> 
         "hostile": Reply(tool_calls=[{"name": "lookup", "arguments": {"code": EVIL}}]),
         "fine": Reply(tool_calls=[{"name": "lookup", "arguments": {"code": "aaaa"}}]),
     }
-    path = write_lines(
-        pytester.path / "patterns.jsonl", [line("hostile", tools=[tool]), line("fine", tools=[tool])]
-    )
+    path = write_lines(pytester.path / "patterns.jsonl", [line("hostile", tools=[tool]), line("fine", tools=[tool])])
     with ChatServer(lambda body: answers[body["messages"][-1]["content"]]) as server:
         started = time.monotonic()
         result, _ = run_with_deadline(

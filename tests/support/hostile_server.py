@@ -121,4 +121,3 @@ def fixed(status: str, content_type: str, body: bytes) -> Answer:
         return status, headers, iter([body])
 
     return answer
-

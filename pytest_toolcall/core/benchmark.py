@@ -40,6 +40,8 @@ class Unit:
     fields: Mapping[str, Any] = field(default_factory=dict, compare=False)
     #: The benchmark's own sample object; only the benchmark looks inside.
     sample: Any = field(default=None, compare=False, repr=False)
+    #: Where the sample is written (``path:line``), for messages.
+    source: str | None = field(default=None, compare=False)
 
     @property
     def nodeid(self) -> str:
@@ -114,10 +116,13 @@ class DataError(Exception):
 @dataclass
 class Verdict:
     passed: bool
-    #: Why it failed, as shown in pytest's failure output (empty when it passed).
+    #: Why it failed, everything a person needs (``--tb=long``); empty when it passed.
     message: str = ""
     #: Record fields: ``output``, ``process``, ``ceiling``, ``error_type``, benchmark-specific ones.
     fields: dict[str, Any] = field(default_factory=dict)
+    #: The reason and the raw output only (``--tb=short``, the JSON report's ``reason``); by
+    #: default the message's first line.
+    brief: str = ""
 
 
 @dataclass
@@ -185,6 +190,16 @@ class Benchmark:
     def gate_values(cls, name: str, metrics: dict[str, dict[str, Any]]) -> list[tuple[str, float | None]]:
         """(label, value) of a claimed metric in every block it applies to; None: not measured."""
         return []
+
+    def selection_hint(self, names: set[str]) -> str | None:
+        """When ``-m``/``-k`` selected none of this benchmark's items: which option would load the
+        data that the names in the expressions refer to (``zh`` -> ``--toolcall-lang=zh``)."""
+        return None
+
+    def known_failure(self, unit: Unit) -> str | None:
+        """Why the unit's own reference answer fails the official scorer (the item is then an
+        expected failure, not strict: metrics are unchanged); None when it passes."""
+        return None
 
     def suite_properties(self, name: str, block: dict[str, Any]) -> list[tuple[str, Any]]:
         """JUnit suite properties of a block; by default its top-level numbers."""

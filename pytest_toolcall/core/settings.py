@@ -49,13 +49,23 @@ OPTIONS = (
     ),
     Option("base-url", "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)", env="OPENAI_BASE_URL", metavar="URL"),
     Option("api-key-env", "environment variable holding the API key", default="OPENAI_API_KEY", metavar="NAME"),
-    Option("bench", "benchmarks to run, comma-separated (default: acebench)", metavar="LIST"),
+    Option("bench", "benchmarks to run, comma-separated, or 'all' (default: acebench)", metavar="LIST"),
     Option("limit", "at most N items per category (per file for general_fc)", metavar="N"),
     Option("concurrency", "model requests in flight per process", default="8", metavar="N"),
     Option("timeout", "seconds per request", default="120", metavar="S"),
     Option("max-retries", "retries per request (429, 5xx, resets, timeouts, bad bodies)", default="4", metavar="N"),
-    Option("temperature", "sampling temperature (official ACEBench runner: 0.7)", default="0.7"),
-    Option("max-tokens", "max_tokens per answer (official ACEBench runner: 1200)", default="1200", metavar="N"),
+    Option(
+        "temperature",
+        "sampling temperature, or 'none' to omit it (official ACEBench runner: 0.7)",
+        default="0.7",
+        metavar="T",
+    ),
+    Option(
+        "max-tokens",
+        "max_tokens per answer, or 'none' to omit it (official ACEBench runner: 1200)",
+        default="1200",
+        metavar="N",
+    ),
     Option("extra-body", "JSON object merged into every request body", metavar="JSON"),
     Option("cache", "response store folder, or 'off' (default: under pytest's cache dir)", metavar="DIR|off"),
     Option(
@@ -83,9 +93,10 @@ def all_options() -> list[tuple[str | None, Option]]:
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("toolcall", "tool-calling benchmarks (pytest-toolcall)")
     for _, option in all_options():
-        group.addoption(
-            f"--toolcall-{option.name}", dest=option.dest, default=None, metavar=option.metavar, help=option.help
-        )
+        # The default stays None here (an unset option falls back to the ini file and the
+        # environment); the help says what an unset option means.
+        shown = option.help if option.default is None else f"{option.help} (default: {option.default})"
+        group.addoption(f"--toolcall-{option.name}", dest=option.dest, default=None, metavar=option.metavar, help=shown)
         if option.ini:
             parser.addini(option.dest, f"{option.help} (--toolcall-{option.name})", default=None)
 

@@ -193,18 +193,14 @@ class CachedModel:
         self.mode = mode
         self.base_url = base_url
         self.sampling = sampling
-        self.hits = 0
-        self.misses = 0
 
     def submit(self, request: ChatRequest) -> Future[ChatResponse]:
         key = request_key(self.name, self.base_url, request, self.sampling)
         cached = self.store.get(key)
         if cached is not None:
-            self.hits += 1
             future: Future[ChatResponse] = Future()
             future.set_result(dataclasses.replace(cached, latency_s=0.0))
             return future
-        self.misses += 1
         if self.model is None:  # replay: never any network
             future = Future()
             future.set_exception(RequestError("replay mode: no stored response for this request"))

@@ -15,15 +15,17 @@ from typing import Any, Protocol
 
 @dataclass(frozen=True)
 class ModelSettings:
+    """What the SDK process needs to ask one model; the values come from the resolved options."""
+
     model: str
-    base_url: str | None = None
-    api_key: str | None = field(default=None, repr=False)
-    temperature: float | None = 0.7
-    max_tokens: int | None = 1200
-    extra_body: dict[str, Any] = field(default_factory=dict)
-    timeout: float = 120.0
-    max_retries: int = 4
-    concurrency: int = 8
+    base_url: str | None
+    api_key: str | None = field(repr=False)
+    temperature: float | None
+    max_tokens: int | None
+    extra_body: dict[str, Any]
+    timeout: float
+    max_retries: int
+    concurrency: int
     #: The environment variable the key came from ("" for an endpoint that needs none): named in advice.
     api_key_env: str | None = None
 

@@ -60,7 +60,7 @@ def output_problem(path: Path) -> str | None:
 
 def testcase_properties(record: dict[str, Any]) -> list[tuple[str, str]]:
     """JUnit ``<properties>`` of one testcase."""
-    keys = ("benchmark", "lang", "category", "id", "score", "process")
+    keys = ("benchmark", "lang", "category", "id", "score", "process", "failure_kind")
     return [(key, _text(record.get(key))) for key in keys if record.get(key) is not None]
 
 

@@ -7,18 +7,17 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from pytest_toolcall.core.benchmark import Dialogue, Requests, Skip, Unit
+from pytest_toolcall.core.benchmark import Dialogue, Requests, Skip
 from pytest_toolcall.core.settings import ORACLE, Settings
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.model.oracle import OracleModel
 from pytest_toolcall.model.prefetch import DoneJob, Job, Prefetcher, RequestsJob, RunOrder, ThreadJob
 from pytest_toolcall.model.store import CachedModel, ResponseStore, StoreError
 from pytest_toolcall.model.types import Model, ModelSettings, RequestError
-from pytest_toolcall.runner.collect import CATALOG, Catalog
+from pytest_toolcall.runner.collect import CATALOG, Catalog, unit_of
 
 STORE_FILE = "responses.sqlite3"
 
@@ -108,9 +107,8 @@ class Answers:
     # --- jobs ----------------------------------------------------------------------------------
 
     def job_for(self, item: pytest.Item) -> Job | None:
-        params: dict[str, Any] = getattr(getattr(item, "callspec", None), "params", {})
-        unit = params.get("toolcall_unit")
-        if not isinstance(unit, Unit):
+        unit = unit_of(item)
+        if unit is None:
             return None
         if self.stopped is not None:
             return DoneJob(Skip(f"not sent: {self.stopped}"))

@@ -116,3 +116,9 @@ def unit_params(units: list[Unit]) -> list[Any]:
         pytest.param(unit, id=unit.key, marks=tuple(_mark(m) for m in (unit.benchmark, *unit.markers)))
         for unit in units
     ]
+
+
+def unit_of(item: pytest.Item) -> Unit | None:
+    """The benchmark unit an item scores, or None for any other test."""
+    unit = getattr(getattr(item, "callspec", None), "params", {}).get("toolcall_unit")
+    return unit if isinstance(unit, Unit) else None

@@ -32,7 +32,7 @@ def toolcall_model(pytestconfig: pytest.Config) -> Model:
 def toolcall_record(request: pytest.FixtureRequest, toolcall_unit: Unit) -> dict[str, Any]:
     """The result record of this item; it travels to the summary on the item's teardown report."""
     record = {**toolcall_unit.identity(), "score": None, "process": None, "output": None, "error": None}
-    record["latency_s"] = None
+    record.update(latency_s=None, failure_kind=None)
     request.node.stash[RECORD] = record
     return record
 

@@ -10,22 +10,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import pytest
-
 from pytest_toolcall.core.benchmark import Unit
 
 
 def test_function(name: str) -> Callable[..., None]:
     """The test function of one benchmark, named after it (so node ids read ``acebench[...]``)."""
 
-    def run(toolcall_unit: Unit, toolcall_answer: Any, toolcall_record: dict[str, Any], pytestconfig: Any) -> None:
+    def run(toolcall_unit: Unit, toolcall_answer: Any, toolcall_record: dict[str, Any], request: Any) -> None:
         from pytest_toolcall.runner.collect import CATALOG
+        from pytest_toolcall.runner.failures import VERDICT, VerdictFailure
 
-        benchmark = pytestconfig.stash[CATALOG].benchmarks[toolcall_unit.benchmark]
+        benchmark = request.config.stash[CATALOG].benchmarks[toolcall_unit.benchmark]
         verdict = benchmark.score(toolcall_unit, toolcall_answer)
         toolcall_record.update(verdict.fields, score=1.0 if verdict.passed else 0.0)
         if not verdict.passed:
-            pytest.fail(verdict.message, pytrace=False)
+            toolcall_record["reason"] = verdict.brief or verdict.message.split("\n", 1)[0]
+            request.node.stash[VERDICT] = verdict
+            raise VerdictFailure(verdict.message, pytrace=False)
 
     run.__name__ = run.__qualname__ = name
     run.__doc__ = f"One {name} unit under its scorer."

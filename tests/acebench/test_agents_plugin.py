@@ -45,9 +45,9 @@ def test_oracle_equals_the_official_verdicts(pytester: pytest.Pytester, acebench
     )
     official = official_oracle()
     failing = {key for key, row in official.items() if not row["end_state_valid"]}
-    result.assert_outcomes(passed=100 - len(failing), failed=len(failing))
+    result.assert_outcomes(passed=100 - len(failing), xfailed=len(failing))  # references that fail
     samples = {f"{s['lang']}/{s['id']}": s for s in report(pytester)["samples"]}
-    assert {k for k, s in samples.items() if s["outcome"] == "failed"} == failing
+    assert {k for k, s in samples.items() if s["outcome"] == "xfailed"} == failing
     # The official process file rounds each score to 3 decimals (category means use the raw value).
     assert {k: round(s["process"], 3) for k, s in samples.items()} == {k: row["process"] for k, row in official.items()}
     metrics = report(pytester)["metrics"]
@@ -117,7 +117,7 @@ def agent_args(acebench_root: Path, scripted_agent: ChatServer, monkeypatch: pyt
 def test_multi_turn_is_skipped_without_a_user_simulator(
     pytester: pytest.Pytester, agent_args: list[str], scripted_agent: ChatServer, acebench_root: Path
 ) -> None:
-    result = pytester.runpytest(*agent_args, "-rs")
+    result = pytester.runpytest(*agent_args, "-rs", "--runxfail")
     expected = ScriptedAgent(acebench_root).expected(acebench_root, "en")
     step = {k: v for k, v in expected.items() if "multi_step" in k}
     passing = sum(passed for passed, _ in step.values())
@@ -132,7 +132,9 @@ def test_multi_turn_is_skipped_without_a_user_simulator(
 def test_rollouts_through_the_client_equal_rollouts_in_process(
     pytester: pytest.Pytester, agent_args: list[str], acebench_root: Path
 ) -> None:
-    result = pytester.runpytest(*agent_args, "--toolcall-user-model=oracle", "--toolcall-lang=zh", "-n", "2")
+    result = pytester.runpytest(
+        *agent_args, "--toolcall-user-model=oracle", "--toolcall-lang=zh", "-n", "2", "--runxfail"
+    )
     expected = ScriptedAgent(acebench_root).expected(acebench_root, "zh")
     passing = sum(passed for passed, _ in expected.values())
     result.assert_outcomes(passed=passing, failed=50 - passing)
@@ -141,7 +143,7 @@ def test_rollouts_through_the_client_equal_rollouts_in_process(
 
 
 def test_failure_shows_state_difference_and_transcript(pytester: pytest.Pytester, agent_args: list[str]) -> None:
-    result = pytester.runpytest(*agent_args, "-k", "en/agent_multi_step_14")
+    result = pytester.runpytest(*agent_args, "-k", "en/agent_multi_step_14", "--runxfail")
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
     assert "class attributes wrong:" in out and "MessageApi.inbox" in out

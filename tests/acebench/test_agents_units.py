@@ -306,3 +306,13 @@ def test_oracle_and_transcript(prompts: Prompts) -> None:
     assert "login_food_platform(username='Grace', password='password789') -> " in text
     assert "agent -> user: [add_food_delivery_order(username='Grace', merchant_name='Domino's'" in text
     assert "FoodPlatform.orders: expected 1 item(s)" in result.message
+
+
+def test_a_dialogue_stuck_in_a_loop_is_shown_once_with_its_count(prompts: Prompts) -> None:
+    s = sample("en", "agent_multi_step", 0)
+    rollout = run_multi_step(s, prompts, lambda messages: "[turn_on_wifi()]", max_turns=12)
+    assert len(rollout.transcript) == 13  # the opening message, then six reply/result pairs
+    text = format_transcript(rollout)
+    assert text.count("agent -> execution: [turn_on_wifi()]") == 1
+    assert "... the same 2 message(s) 5 more time(s), up to message 12" in text
+    assert text.endswith("[message cap reached; 6 replies executed]")

@@ -63,6 +63,7 @@ def test_all_keys_present() -> None:
         "tool_call_f1",
         "finish_reasons",
         "validation_failures",
+        "failure_kinds",
     }
 
 

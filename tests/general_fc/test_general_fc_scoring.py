@@ -141,7 +141,7 @@ CASES = {
         False,
         False,
         "json_decode",
-        "call 1 (search): arguments are not valid JSON: Expecting value: line 1 column 6 (char 5)",
+        'call 1 (search): arguments are not valid JSON (Expecting value: line 1 column 6 (char 5)): {"q":',
     ),
     # evalscope would turn these into {} or {"q": "hello"} and pass them (§4 table, §6.1).
     "non-JSON text arguments": (True, calls(("search", "hello")), False, False, "json_decode", "call 1 (search)"),
@@ -345,7 +345,8 @@ def test_verdicts(
 
 def test_validation_reason_kept_when_the_decision_fails() -> None:
     result = score_response(sample(False), calls(("foo", "{}")))
-    assert result.reason == "expected no tool call, got 1 call(s)"
+    assert result.reason == "expected no tool call, got 1 call(s): foo({})"  # the calls as sent
+    assert result.failure_kind == "unexpected_call"
     assert (result.valid, result.reason_kind, result.validation_reason) == (
         False,
         "unknown_tool",
@@ -366,6 +367,7 @@ def test_record_is_plain_and_complete() -> None:
         "reason": "call 1 (get_weather): 5 is not of type 'string' (at city)",
         "reason_kind": "schema_error",
         "validation_reason": "call 1 (get_weather): 5 is not of type 'string' (at city)",
+        "failure_kind": "schema_violation",
     }
     assert record["reason_kind"] in REASON_KINDS
     assert json.loads(json.dumps(record)) == record
@@ -375,7 +377,7 @@ def test_long_reasons_are_shortened() -> None:
     result = score_response(sample(True), calls(("search", json.dumps(["x" * 1000]))))
     assert result.reason_kind == "schema_error"
     assert len(result.reason) <= 300
-    assert result.reason.endswith("...")
+    assert result.reason.endswith(" chars]")  # clipped, saying how long it was
 
 
 def test_remote_ref_is_never_fetched(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -428,3 +430,26 @@ def test_validity_agrees_with_k2vv(case: dict[str, Any]) -> None:
     row = dataclasses.replace(row, tools=row.tools + case["extra_tools"])
     result = score_response(row, ChatResponse(None, "tool_calls", case["tool_calls"]))
     assert result.valid is case["valid"], result.reason
+
+
+@pytest.mark.parametrize(
+    ("label", "response", "kind"),
+    [
+        (True, ChatResponse("Let me look that up.", "stop"), "no_call"),
+        (True, ChatResponse("<tool_call>{...}", "stop"), "tool_markup_in_text"),
+        (True, ChatResponse('I will call search(q="x")', "stop"), "tool_markup_in_text"),
+        (True, ChatResponse("Let me", "length"), "truncated"),
+        (True, ChatResponse(None, "tool_calls"), "no_call"),  # tool_calls finish, no call
+        (True, calls(("nope", "{}")), "unknown_tool"),
+        (True, calls(("search", "{")), "invalid_json"),
+        (True, calls(("search", '{"q": 5}')), "schema_violation"),
+        (False, calls(("search", '{"q": "x"}')), "unexpected_call"),
+        (True, calls(("search", '{"q": "x"}')), None),
+        (False, ChatResponse("Hello.", "stop"), None),
+    ],
+)
+def test_failure_kinds(label: bool, response: ChatResponse, kind: str | None) -> None:
+    """Every failed line names why in the shared vocabulary of native tool calling; a pass has none."""
+    result = score_response(sample(label), response)
+    assert result.failure_kind == kind
+    assert (kind is None) is result.passed

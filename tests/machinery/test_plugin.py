@@ -42,8 +42,8 @@ def report_of(pytester: pytest.Pytester, result: pytest.RunResult) -> dict[str, 
     return json.loads((pytester.path / "report.json").read_text())
 
 
-def failed_ids(result: pytest.RunResult) -> set[str]:
-    return set(re.findall(r"^FAILED toolcall::acebench\[([^\]]+)\]", result.stdout.str(), re.M))
+def failed_ids(result: pytest.RunResult, marker: str = "FAILED") -> set[str]:
+    return set(re.findall(rf"^{marker} toolcall::acebench\[([^\]]+)\]", result.stdout.str(), re.M))
 
 
 def test_inert_without_model(pytester: pytest.Pytester) -> None:
@@ -55,9 +55,14 @@ def test_inert_without_model(pytester: pytest.Pytester) -> None:
 
 
 def test_oracle_fails_exactly_the_unpassable_ground_truth(pytester: pytest.Pytester, oracle_args: list[str]) -> None:
-    result = run(pytester, *oracle_args, "--toolcall-lang=all", "-q", "-rf", "--toolcall-report=report.json")
-    result.assert_outcomes(passed=1700 - len(UNPASSABLE), failed=len(UNPASSABLE))
-    assert failed_ids(result) == UNPASSABLE
+    result = run(pytester, *oracle_args, "--toolcall-lang=all", "-q", "-rx", "--toolcall-report=report.json")
+    # The units whose reference answer the official scorer rejects are expected failures: the
+    # oracle's run is green, and says why.
+    result.assert_outcomes(passed=1700 - len(UNPASSABLE), xfailed=len(UNPASSABLE))
+    assert result.ret == pytest.ExitCode.OK
+    assert failed_ids(result, "XFAIL") == UNPASSABLE
+    reason = "the dataset's reference answer fails the official scorer: param 'UserDietaryPreferences'"
+    assert f"XFAIL toolcall::acebench[en/normal_preference_40] - {reason}" in result.stdout.str()
     metrics = report_of(pytester, result)["metrics"]
     en, zh = metrics["acebench/en"], metrics["acebench/zh"]
     # The ceilings of acebench-scoring.md §10 (as-is column).
@@ -110,7 +115,7 @@ def test_selection(pytester: pytest.Pytester, oracle_args: list[str], selection:
 
 
 def test_failure_message_names_the_rule(pytester: pytest.Pytester, oracle_args: list[str]) -> None:
-    result = run(pytester, *oracle_args, "-k", "normal_preference_40", "--toolcall-limit=41")
+    result = run(pytester, *oracle_args, "-k", "normal_preference_40", "--toolcall-limit=41", "--runxfail")
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
     assert "param 'UserDietaryPreferences'" in out
@@ -138,7 +143,7 @@ def test_aggregates_and_reports_identical_under_xdist(
     report = report_of(pytester, result)
     samples = {s["nodeid"]: s for s in report["samples"]}
     assert len(samples) == 2 * 7 * 4
-    assert samples["toolcall::acebench[en/normal_multi_turn_user_adjust_3]"]["outcome"] == "failed"
+    assert samples["toolcall::acebench[en/normal_multi_turn_user_adjust_3]"]["outcome"] == "xfailed"
     assert samples["toolcall::acebench[en/normal_multi_turn_user_adjust_3]"]["steps"][0]["valid"] is False
     assert report["metrics"] == EXPECTED_METRICS.setdefault("metrics", report["metrics"])
     junit = ET.parse(pytester.path / "junit.xml").getroot()
@@ -153,7 +158,8 @@ def test_aggregates_and_reports_identical_under_xdist(
         "id": "special_incomplete_2",
         "score": "1",
     }
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert case.get("classname") == "toolcall.acebench.zh.special_incomplete"  # CI views group by these
+    assert result.ret == pytest.ExitCode.OK  # the oracle fails only where its reference does: xfailed
 
 
 EXPECTED_METRICS: dict[str, Any] = {}  # filled by the first parametrization, compared by the others
@@ -174,7 +180,7 @@ def test_gate_owns_the_exit_code(
     result = run(pytester, *oracle_args, "--toolcall-limit=4", f"--toolcall-fail-under={gate}")
     assert result.ret == exit_code
     assert message in result.stdout.str()
-    assert "FAILED toolcall::acebench[en/normal_multi_turn_user_adjust_3]" in result.stdout.str()
+    assert "1 xfailed" in result.stdout.str()  # normal_multi_turn_user_adjust_3: its reference fails
 
 
 @pytest.mark.parametrize(
@@ -194,7 +200,7 @@ def test_usage_errors(pytester: pytest.Pytester, oracle_args: list[str], option:
 
 
 def test_last_failed_reruns_only_failures(pytester: pytest.Pytester, oracle_args: list[str]) -> None:
-    args = [*oracle_args, "--toolcall-limit=5", "-k", "multi_turn"]
+    args = [*oracle_args, "--toolcall-limit=5", "-k", "multi_turn", "--runxfail"]  # the oracle's 2 failures
     run(pytester, *args).assert_outcomes(passed=8, failed=2)
     rerun = run(pytester, *args, "--lf")
     rerun.assert_outcomes(failed=2)
@@ -205,7 +211,7 @@ def test_header_names_model_data_and_settings(pytester: pytest.Pytester, oracle_
     result = run(pytester, *oracle_args, "--collect-only", "-q", "--toolcall-limit=1", "-v")
     result.stdout.fnmatch_lines(
         [
-            "toolcall: model=oracle endpoint=default bench=acebench lang=en acebench=*",
+            "toolcall: model=oracle endpoint=none (oracle) bench=acebench lang=en acebench=*",
             "toolcall: temperature=0.7 max_tokens=1200 *",
         ]
     )

@@ -16,6 +16,7 @@ from pytest_toolcall.core import registry
 from pytest_toolcall.core.benchmark import Benchmark, Dialogue, Loaded, Models, Plan, Requests, Skip, Unit, Verdict
 from pytest_toolcall.core.settings import ORACLE, Option, parse_choices, parse_number, usage_error
 from pytest_toolcall.model.types import ChatRequest, ChatResponse, Model
+from pytest_toolcall.text import one_line
 
 #: The pinned data root shipped in the package (chenchen0103/ACEBench@56dd66c, MIT).
 SHIPPED_ROOT = Path(__file__).with_name("data")
@@ -37,7 +38,7 @@ class ACEBench(Benchmark):
         "zh": "ACEBench Chinese data",
     }
     options = (
-        Option("lang", "ACEBench language: en, zh or all", default="en"),
+        Option("lang", "ACEBench language: en, zh or all", default="en", metavar="en|zh|all"),
         Option(
             "data-dir",
             "ACEBench data root holding data_all/ and prompts.json (default: $TOOLCALL_DATA_DIR, else the "
@@ -63,7 +64,7 @@ class ACEBench(Benchmark):
             "prompt language of agent_multi_step: 'sample' (the sample's) or 'zh' (what the "
             "official API runner sends for both languages)",
             default="sample",
-            metavar="LANG",
+            metavar="sample|zh",
         ),
         Option(
             "max-dialog-turns", "message cap of an ACEBench agent dialogue (official: 40)", default="40", metavar="N"
@@ -91,7 +92,13 @@ class ACEBench(Benchmark):
         #: makes the block partial.
         self.sizes: dict[tuple[str, str], int] = {}
         self._prompts: Any = None
-        self._ceilings: dict[str, float] = {}
+        self._reference_failures: dict[str, str | None] = {}
+
+    def selection_hint(self, names: set[str]) -> str | None:
+        missing = [lang for lang in LANGUAGES if lang in names and lang not in self.langs]
+        if not missing:
+            return None
+        return f"{'/'.join(missing)} items are loaded with --toolcall-lang={missing[0]} (or all)"
 
     def other_models(self) -> tuple[str, ...]:
         return (self.user_model,) if self.user_model else ()
@@ -138,6 +145,7 @@ class ACEBench(Benchmark):
             lang=sample.lang,
             markers=(family(sample.category), sample.lang),
             sample=sample,
+            source=sample.first.source,
         )
 
     @property
@@ -200,9 +208,12 @@ class ACEBench(Benchmark):
             "ceiling": self.ceiling(unit),
             "error_type": next((s.verdict.error_type for s in result.steps if not s.verdict.valid), ""),
         }
+        fields["failure_kind"] = fields["error_type"] or None  # ACEBench keeps the official error types
         if len(sample.steps) > 1:
             fields["steps"] = [{"id": s.id, "valid": s.verdict.valid, "output": s.output} for s in result.steps]
-        return Verdict(result.passed, "" if result.passed else explain(sample, result), fields)
+        if result.passed:
+            return Verdict(True, fields=fields)
+        return Verdict(False, explain(sample, result), fields, brief=explain(sample, result, brief=True))
 
     def _score_agent(self, unit: Unit, rollout: Any) -> Verdict:
         """End state against the ground truth; process score against the milestones."""
@@ -216,26 +227,42 @@ class ACEBench(Benchmark):
             "error_type": result.error_type,
             "process_calls": rollout.process,
             "end_state": rollout.end_state,
+            "failure_kind": result.error_type or None,
         }
-        message = "" if result.passed else f"{result.message}\n\ntranscript:\n{format_transcript(rollout)}"
-        return Verdict(result.passed, message, fields)
+        if result.passed:
+            return Verdict(True, fields=fields)
+        transcript = format_transcript(rollout)
+        return Verdict(False, f"{result.message}\n\ntranscript:\n{transcript}", fields, brief=result.message)
 
     def ceiling(self, unit: Unit) -> float:
-        """Whether the dataset's own reference answer passes the official scorer (1.0 or 0.0),
-        computed once per unit of this run."""
-        if unit.key not in self._ceilings:
-            self._ceilings[unit.key] = 1.0 if self._reference_passes(unit.sample) else 0.0
-        return self._ceilings[unit.key]
+        """1.0 when the dataset's own reference answer passes the official scorer, else 0.0."""
+        return 0.0 if self.known_failure(unit) else 1.0
 
-    def _reference_passes(self, sample: Sample) -> bool:
+    def known_failure(self, unit: Unit) -> str | None:
+        """Computed once per unit of this run (and honouring --toolcall-max-dialog-turns, as the
+        oracle's own run does)."""
+        if unit.key not in self._reference_failures:
+            why = self._reference_failure(unit.sample)
+            self._reference_failures[unit.key] = (
+                None if why is None else f"the dataset's reference answer fails the official scorer: {why}"
+            )
+        return self._reference_failures[unit.key]
+
+    def _reference_failure(self, sample: Sample) -> str | None:
         from pytest_toolcall.benchmarks.acebench.agents import score_rollout
         from pytest_toolcall.benchmarks.acebench.oracle import acebench_answer
         from pytest_toolcall.benchmarks.acebench.scoring.sample import score_sample
 
         if family(sample.category) == "agent":
-            return score_rollout(sample, self.reference_rollout(sample)).passed
+            result = score_rollout(sample, self.reference_rollout(sample))
+            return None if result.passed else one_line(result.message.split("\n", 1)[0], 200)
         answers = [acebench_answer(sample.lang, sample.category, step) for step in sample.steps]
-        return score_sample(sample, answers).passed
+        steps = score_sample(sample, answers).steps
+        failed = next((s for s in steps if not s.verdict.valid), None)
+        if failed is None:
+            return None
+        head = f"{failed.id}: " if len(steps) > 1 else ""
+        return one_line(f"{head}{failed.verdict.message or failed.verdict.error_type}", 200)
 
     # --- results ---------------------------------------------------------------------------------
 

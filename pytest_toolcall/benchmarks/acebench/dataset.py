@@ -52,6 +52,14 @@ def family(category: str) -> str:
     return category.split("_", 1)[0]
 
 
+_INDEX_SUFFIX = re.compile(r"_\d+$")
+
+
+def api_name(key: str) -> str:
+    """The API a ground-truth key names: ``f_1`` and ``f_2`` (two calls of ``f``) are ``f``."""
+    return _INDEX_SUFFIX.sub("", key)
+
+
 def is_multi_turn_normal(category: str) -> bool:
     return category.startswith("normal_multi_turn")
 

@@ -24,10 +24,6 @@ from typing import Any
 
 from pytest_toolcall.text import clip
 
-#: Where a ``**mapping`` argument lands. No schema has this key, so the call fails its check,
-#: exactly like the official decoder's ``args_dict[None]``.
-UNPACKED_KEY = None
-
 # Resource caps (the official code would hang or exhaust memory on these; here they fail decoding).
 MAX_STRUCTURAL_CHARS = 50_000  # commas and brackets: bounds the size of the parsed tree
 MAX_POW_EXPONENT = 1000

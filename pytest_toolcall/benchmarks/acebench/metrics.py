@@ -13,6 +13,7 @@ from collections import defaultdict
 from typing import Any
 
 from pytest_toolcall.benchmarks.acebench.dataset import CATEGORIES, GROUPS, OVERALL_WEIGHTS, family
+from pytest_toolcall.core.failure_kinds import failure_kind_counts
 
 #: Outcomes of items that did not run to a verdict on purpose: not part of any denominator.
 NOT_SCORED = {"skipped"}
@@ -61,6 +62,7 @@ def _language(
         "missing_categories": missing,
         "short_categories": short,
         "errors": incomplete,
+        "failure_kinds": failure_kind_counts([r for records in by_category.values() for r in records]),
     }
 
 

@@ -6,12 +6,10 @@ scorer (some ground truth cannot pass it).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from pytest_toolcall.benchmarks.acebench.dataset import Step
+from pytest_toolcall.benchmarks.acebench.dataset import Step, api_name
 
-_NAME_SUFFIX = re.compile(r"_\d+$")
 IRRELEVANT_ANSWER = "Due to the limitations of the function, I cannot solve this problem."
 
 
@@ -40,5 +38,5 @@ def render_calls(truth: dict[str, dict[str, Any]]) -> str:
     calls = []
     for key, params in truth.items():
         args = ", ".join(f"{name}={value!r}" for name, value in params.items())
-        calls.append(f"{_NAME_SUFFIX.sub('', key)}({args})")
+        calls.append(f"{api_name(key)}({args})")
     return "[" + ", ".join(calls) + "]"

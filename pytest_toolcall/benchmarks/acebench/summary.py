@@ -7,6 +7,7 @@ from typing import Any
 from tabulate import tabulate
 
 from pytest_toolcall.benchmarks.acebench.dataset import OVERALL_WEIGHTS
+from pytest_toolcall.core.failure_kinds import failure_kind_line
 from pytest_toolcall.text import measured, number
 
 
@@ -31,14 +32,15 @@ def acebench_table(block: dict[str, Any]) -> list[str]:
         disable_numparse=True,
     )
     lines = [*table.splitlines(), ""]
-    digits = 4 if block["partial"] else 3
-    group_rows = [[group.upper(), measured(value, digits)] for group, value in block["groups"].items()]
-    group_rows.append(["OVERALL", measured(block["overall"], digits)])
+    group_rows = [[group.upper(), measured(value)] for group, value in block["groups"].items()]
+    group_rows.append(["OVERALL", measured(block["overall"])])
     lines += tabulate(
         group_rows, headers=["group", "score"], colalign=("left", "right"), disable_numparse=True
     ).splitlines()
     if block["partial"]:
         lines.append(_partial_note(block))
+    if kinds := failure_kind_line(block.get("failure_kinds", {})):
+        lines.append(kinds)
     return lines
 
 

@@ -24,6 +24,7 @@ import yaml
 from jsonschema.exceptions import best_match
 
 from pytest_toolcall.benchmarks.general_fc.dataset import schema_problem
+from pytest_toolcall.text import clip
 
 SUFFIXES = (".toolcall.yaml", ".toolcall.yml", ".toolcall.jsonl")
 EXPECT_KINDS = ("no_call", "should_call_tool", "calls", "any_of")
@@ -449,5 +450,4 @@ def _where(path: list[Any]) -> str:
 
 
 def _short(value: Any, limit: int = 80) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return clip(json.dumps(value, ensure_ascii=False), limit)

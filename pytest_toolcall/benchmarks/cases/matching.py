@@ -27,34 +27,23 @@ from pytest_toolcall.benchmarks.general_fc.scoring import (
     compile_schema,
     validate_tool_calls,
 )
-
-NO_CALL = "no_call"
-UNEXPECTED_CALL = "unexpected_call"
-UNKNOWN_TOOL_KIND = "unknown_tool"
-INVALID_JSON = "invalid_json"
-SCHEMA_VIOLATION = "schema_violation"
-WRONG_VALUE = "wrong_value"
-MISSING_CALL = "missing_call"
-EXTRA_CALL = "extra_call"
-WRONG_ORDER = "wrong_order"
-TRUNCATED = "truncated"
-TOOL_MARKUP_IN_TEXT = "tool_markup_in_text"
-FAILURE_KINDS = (
+from pytest_toolcall.core.failure_kinds import (
+    EXTRA_CALL,
+    INVALID_JSON,
+    MISSING_CALL,
     NO_CALL,
+    SCHEMA_VIOLATION,
+    TOOL_MARKUP_IN_TEXT,
+    TRUNCATED,
     UNEXPECTED_CALL,
     UNKNOWN_TOOL_KIND,
-    INVALID_JSON,
-    SCHEMA_VIOLATION,
-    WRONG_VALUE,
-    MISSING_CALL,
-    EXTRA_CALL,
     WRONG_ORDER,
-    TRUNCATED,
-    TOOL_MARKUP_IN_TEXT,
+    WRONG_VALUE,
+    has_tool_markup,
 )
+from pytest_toolcall.text import clip
 
 DEFAULT_TOLERANCE = 1e-6  # for {$approx: x} without $tol
-_SHOW_LIMIT = 120
 
 
 @dataclass(frozen=True)
@@ -145,10 +134,10 @@ def _validity(call: AnswerCall, tools: list[dict[str, Any]] | None) -> CallRepor
     else:
         failure = None
     if call.parse_error or (failure is not None and failure.kind == JSON_DECODE):
-        problem = f"{label}: arguments are not valid JSON ({call.parse_error}): {_clip(call.raw_arguments)}"
+        problem = f"{label}: arguments are not valid JSON ({call.parse_error}): {clip(call.raw_arguments)}"
         return CallReport(call.position, call.name, INVALID_JSON, (problem,))
     if not isinstance(call.arguments, dict):
-        problem = f"{label}: arguments are not a JSON object: {_clip(call.raw_arguments)}"
+        problem = f"{label}: arguments are not a JSON object: {clip(call.raw_arguments)}"
         return CallReport(call.position, call.name, INVALID_JSON, (problem,))
     if failure is None:
         return None
@@ -167,7 +156,7 @@ def _schema_violation(tools: list[dict[str, Any]], call: AnswerCall, failure_mes
     try:
         error = best_match(compile_schema(function["parameters"]).validator.iter_errors(call.arguments))
         if error is not None:
-            return f"schema violation at {error.json_path}: {_clip(error.message, 200)}"
+            return f"schema violation at {error.json_path}: {clip(error.message, 200)}"
     except Exception:  # as validate_tool_calls, which found the violation: e.g. nesting beyond recursion
         pass
     return f"schema violation: {failure_message}"
@@ -259,7 +248,7 @@ def _explain(
         again = any(e["name"] == call.name for e in expected)
         lines.append(
             f"extra call {call.position} {call.name}{' (one more than expected)' if again else ''}: "
-            f"{_clip(call.raw_arguments)}"
+            f"{clip(call.raw_arguments)}"
         )
         reports[call.position] = CallReport(call.position, call.name, EXTRA_CALL)
         kinds.append(EXTRA_CALL)
@@ -369,23 +358,6 @@ def _is_number(value: Any) -> bool:
 
 # ---- text -----------------------------------------------------------------------------------------
 
-# Call syntax of common chat templates, which a serving stack that failed to parse it leaves in the text.
-_MARKUP = re.compile(
-    r"<tool_call>|</tool_call>|<tool_calls>|<function=|<\|tool_call|<\|python_tag\|>|\[TOOL_CALLS\]"
-    r"|<invoke name=|<｜tool▁call|<\|tool_calls_section_begin\|>|\bfunctions\.\w+:\d+"
-    r"|\"name\"\s*:\s*\"[^\"]+\"\s*,\s*\"(?:arguments|parameters)\"\s*:",
-)
-
-
-def has_tool_markup(content: str | None, tool_names: list[str]) -> bool:
-    """Whether the text looks like it holds a tool call: template markup, a JSON call object, or an
-    expected tool written as a function call (``get_weather(city="Paris")``)."""
-    if not content:
-        return False
-    if _MARKUP.search(content):
-        return True
-    return any(re.search(rf"\b{re.escape(name)}\s*\(", content) for name in tool_names)
-
 
 def _tool_names(expect: dict[str, Any], tools: list[dict[str, Any]] | None) -> list[str]:
     declared = [t["function"]["name"] for t in tools or []]
@@ -402,10 +374,10 @@ def _expected(expect: dict[str, Any]) -> list[dict[str, Any]]:
 def show(value: Any) -> str:
     """A value for a message: strings as Python shows them (``'Lyon'``), the rest as JSON."""
     try:
-        return _clip(repr(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+        return clip(repr(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
     except (TypeError, ValueError, RecursionError):
         try:
-            return _clip(repr(value))
+            return clip(repr(value))
         except RecursionError:  # a model's arguments nested beyond what repr can walk
             return f"<{type(value).__name__} nested too deep to show>"
 
@@ -417,18 +389,13 @@ def _show_expected(value: Any) -> str:
 
 
 def _show_call(call: dict[str, Any]) -> str:
-    return f"{call['name']}({_clip(json.dumps(call.get('arguments') or {}, ensure_ascii=False))})"
+    return f"{call['name']}({clip(json.dumps(call.get('arguments') or {}, ensure_ascii=False))})"
 
 
 def describe_answer(calls: list[AnswerCall], content: str | None) -> str:
     if calls:
         return "; ".join(
-            f"{c.name}({_clip(c.raw_arguments if isinstance(c.raw_arguments, str) else show(c.raw_arguments))})"
+            f"{c.name}({clip(c.raw_arguments if isinstance(c.raw_arguments, str) else show(c.raw_arguments))})"
             for c in calls
         )
     return f"text {show(content or '')}"
-
-
-def _clip(value: Any, limit: int = _SHOW_LIMIT) -> str:
-    text = value if isinstance(value, str) else repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -19,6 +19,7 @@ import jsonschema
 from jsonschema.exceptions import SchemaError
 
 from pytest_toolcall.core.benchmark import DataError
+from pytest_toolcall.text import clip
 
 FIELDS = ("messages", "tools", "should_call_tool")
 
@@ -253,7 +254,7 @@ def _plainly_valid(schema: Any, depth: int = 0) -> bool:
 
 def describe_error(exc: jsonschema.ValidationError | SchemaError) -> str:
     """The error message, with where it applies when that is not the top level."""
-    message = _short(exc.message, 200)
+    message = clip(exc.message, 200)
     if exc.absolute_path:
         return f"{message} (at {'/'.join(map(str, exc.absolute_path))})"
     return message
@@ -272,8 +273,4 @@ def _json_type(value: Any) -> str:
 
 
 def _json(value: Any, limit: int = 60) -> str:
-    return _short(json.dumps(value, ensure_ascii=False), limit)
-
-
-def _short(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return clip(json.dumps(value, ensure_ascii=False), limit)

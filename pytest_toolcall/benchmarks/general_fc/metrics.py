@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_toolcall.benchmarks.general_fc.scoring import ERROR, OTHER, SKIPPED, TOOL_CALLS
+from pytest_toolcall.core.failure_kinds import failure_kind_counts
 
 # ---- aggregates ------------------------------------------------------------------------------
 
@@ -44,6 +45,7 @@ def general_fc_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
             "null" if r.get("finish_reason") is None else str(r["finish_reason"]) for r in scored
         ),
         "validation_failures": _histogram(failures),
+        "failure_kinds": failure_kind_counts(scored),
     }
     if not scored:  # every item errored or was skipped: nothing was measured, which is not 0
         block.update(dict.fromkeys(("schema_accuracy", *_prf(confusion)), None))

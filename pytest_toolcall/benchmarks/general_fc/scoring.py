@@ -16,6 +16,16 @@ import referencing
 from jsonschema.exceptions import best_match
 
 from pytest_toolcall.benchmarks.general_fc.dataset import GeneralFCSample, describe_error, schema_problem
+from pytest_toolcall.core.failure_kinds import (
+    INVALID_JSON,
+    NO_CALL,
+    SCHEMA_VIOLATION,
+    TOOL_MARKUP_IN_TEXT,
+    TRUNCATED,
+    UNEXPECTED_CALL,
+    UNKNOWN_TOOL_KIND,
+    has_tool_markup,
+)
 from pytest_toolcall.core.patterns import bounded_validator
 from pytest_toolcall.model.types import ChatResponse
 from pytest_toolcall.text import clip
@@ -56,6 +66,7 @@ class GeneralFCResult:
     reason: str  # why the sample failed, "" when it passed
     reason_kind: str | None  # the validation failure kind when valid is False
     validation_reason: str  # the validation failure, even when the decision already failed the sample
+    failure_kind: str | None  # why the sample failed, in the vocabulary of native tool calling
 
     def record(self) -> dict[str, Any]:
         """The fields a per-sample record needs for ``general_fc_metrics`` (plain builtins)."""
@@ -70,22 +81,30 @@ def score_response(sample: GeneralFCSample, response: ChatResponse) -> GeneralFC
     failure = validate_tool_calls(sample.tools, calls) if pred else None
     valid = failure is None if pred else None
     successful = pred and failure is None
+    kind = None
     if sample.should_call_tool:
         passed = successful
         if not pred:
             reason = f"expected a tool call, got finish_reason {response.finish_reason!r}"
             if calls:  # calls returned under another finish reason do not count
                 reason += f" with {len(calls)} call(s) (only finish_reason 'tool_calls' counts)"
+                reason += f": {describe_calls(calls)}"
+            elif response.content:
+                reason += f" and the text {clip(response.content, 200)!r}"
+            kind = _missing_call_kind(sample, response)
+        elif failure:
+            reason, kind = failure.message, _FAILURE_KIND[failure.kind]
         else:
-            reason = failure.message if failure else ""
+            reason = ""
     else:
         passed = not pred
         if passed:
             reason = ""
         elif calls:
-            reason = f"expected no tool call, got {len(calls)} call(s)"
+            reason = f"expected no tool call, got {len(calls)} call(s): {describe_calls(calls)}"
         else:
             reason = f"expected no tool call, got finish_reason {TOOL_CALLS!r} (with no tool_calls)"
+        kind = None if passed else UNEXPECTED_CALL
     return GeneralFCResult(
         should_call_tool=sample.should_call_tool,
         finish_reason=response.finish_reason,
@@ -97,7 +116,33 @@ def score_response(sample: GeneralFCSample, response: ChatResponse) -> GeneralFC
         reason=reason,
         reason_kind=failure.kind if failure else None,
         validation_reason=failure.message if failure else "",
+        failure_kind=kind,
     )
+
+
+#: Validation failures in the shared failure-kind vocabulary.
+_FAILURE_KIND = {
+    UNKNOWN_TOOL: UNKNOWN_TOOL_KIND,
+    JSON_DECODE: INVALID_JSON,
+    SCHEMA_ERROR: SCHEMA_VIOLATION,
+    EMPTY_TOOL_CALLS: NO_CALL,
+    INVALID_SCHEMA: SCHEMA_VIOLATION,
+    MISSING_PARAMETERS: SCHEMA_VIOLATION,
+    OTHER: SCHEMA_VIOLATION,
+}
+
+
+def _missing_call_kind(sample: GeneralFCSample, response: ChatResponse) -> str:
+    """No call where one was expected: cut short, a call left in the text, or simply none."""
+    if response.finish_reason == "length":
+        return TRUNCATED
+    names = [tool["function"]["name"] for tool in sample.tools]
+    return TOOL_MARKUP_IN_TEXT if has_tool_markup(response.content, names) else NO_CALL
+
+
+def describe_calls(calls: list[dict[str, Any]]) -> str:
+    """``name(<raw arguments>)`` per call, as the model sent them."""
+    return "; ".join(f"{call.get('name')}({clip(call.get('arguments'), 200)})" for call in calls)
 
 
 def validate_tool_calls(tools: list[dict[str, Any]], calls: list[dict[str, Any]]) -> Failure | None:
@@ -131,13 +176,13 @@ def _validate_call(tools: list[dict[str, Any]], call: dict[str, Any], number: in
         try:
             arguments = json.loads(arguments)
         except (ValueError, RecursionError) as exc:  # not JSON, too deep, an int beyond the digit limit
-            return Failure(JSON_DECODE, f"{where}: arguments are not valid JSON: {exc}")
+            return Failure(JSON_DECODE, f"{where}: arguments are not valid JSON ({exc}): {clip(arguments, 200)}")
     try:
         error = best_match(compiled.validator.iter_errors(arguments))  # as jsonschema.validate reports
     except Exception as exc:  # any other failure is invalid too, e.g. an unresolvable $ref
-        return Failure(OTHER, _short(f"{where}: cannot validate: {exc or type(exc).__name__}"))
+        return Failure(OTHER, clip(f"{where}: cannot validate: {exc or type(exc).__name__}", _REASON_LIMIT))
     if error is not None:
-        return Failure(SCHEMA_ERROR, _short(f"{where}: {describe_error(error)}"))
+        return Failure(SCHEMA_ERROR, clip(f"{where}: {describe_error(error)}", _REASON_LIMIT))
     return None
 
 
@@ -186,7 +231,3 @@ def _compile(schema: Any) -> CompiledSchema:
         return CompiledSchema(bounded_validator(cls)(schema, registry=_REGISTRY), "")
     except Exception as exc:
         return CompiledSchema(None, f"{type(exc).__name__}: {exc}")
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= _REASON_LIMIT else text[: _REASON_LIMIT - 3] + "..."

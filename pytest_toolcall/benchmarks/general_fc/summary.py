@@ -6,6 +6,7 @@ from typing import Any
 
 from tabulate import tabulate
 
+from pytest_toolcall.core.failure_kinds import failure_kind_line
 from pytest_toolcall.text import measured, number
 
 
@@ -37,6 +38,8 @@ def general_fc_table(block: dict[str, Any]) -> list[str]:
     lines = tabulate(rows, headers=["metric", "value"], colalign=("left", "right"), disable_numparse=True).splitlines()
     if block["validation_failures"]:
         lines.append("invalid calls: " + ", ".join(f"{k} {v}" for k, v in block["validation_failures"].items()))
+    if kinds := failure_kind_line(block.get("failure_kinds", {})):
+        lines.append(kinds)
     if block["errors"]:
         lines.append(f"incomplete: {block['errors']} of {block['n']} item(s) errored and are left out of the metrics")
     return lines

@@ -32,7 +32,7 @@ from pytest_toolcall.benchmarks.acebench.agents.rollout import (
     run_multi_step,
     run_multi_turn,
 )
-from pytest_toolcall.benchmarks.acebench.agents.scoring import AgentResult, category_scores, score_agent, score_rollout
+from pytest_toolcall.benchmarks.acebench.agents.scoring import AgentResult, score_agent, score_rollout
 from pytest_toolcall.benchmarks.acebench.agents.transcript import format_transcript
 
 __all__ = [
@@ -43,7 +43,6 @@ __all__ = [
     "AgentResult",
     "Message",
     "Rollout",
-    "category_scores",
     "format_transcript",
     "oracle_agent",
     "oracle_user",

@@ -22,7 +22,7 @@ from typing import Any
 
 from pytest_toolcall.benchmarks.acebench.agents.rollout import Rollout
 from pytest_toolcall.benchmarks.acebench.dataset import Sample
-from pytest_toolcall.text import clip
+from pytest_toolcall.text import show
 
 WRONG_CLASS_COUNT = "wrong number of class"
 WRONG_ATTRIBUTES = "class attributes wrong"
@@ -106,7 +106,7 @@ def _check_class(expected_entry: dict[str, Any], got_entry: dict[str, Any]) -> l
             for key, item in want.items():
                 here = f"{where}[{key!r}]"
                 if key not in value:
-                    problems.append(f"{here}: missing, expected {_show(item, 200)}")
+                    problems.append(f"{here}: missing, expected {show(item, 200)}")
                 elif item != value[key]:
                     problems.extend(_diff(here, item, value[key]))
         elif want != value:
@@ -120,13 +120,13 @@ def _diff(where: str, expected: Any, got: Any) -> list[str]:
         lines = []
         for key in expected:
             if key not in got:
-                lines.append(f"{_path(where, key)}: missing, expected {_show(expected[key], 200)}")
+                lines.append(f"{_path(where, key)}: missing, expected {show(expected[key], 200)}")
             elif expected[key] != got[key]:
                 lines.extend(_diff(_path(where, key), expected[key], got[key]))
         for key in got:
             if key not in expected:
-                lines.append(f"{_path(where, key)}: unexpected, got {_show(got[key], 200)}")
-        return lines or [f"{where}: expected {_show(expected, 200)}, got {_show(got, 200)}"]
+                lines.append(f"{_path(where, key)}: unexpected, got {show(got[key], 200)}")
+        return lines or [f"{where}: expected {show(expected, 200)}, got {show(got, 200)}"]
     if isinstance(expected, list) and isinstance(got, list) and len(expected) == len(got):
         lines = []
         for i, (want, have) in enumerate(zip(expected, got, strict=True)):
@@ -134,13 +134,8 @@ def _diff(where: str, expected: Any, got: Any) -> list[str]:
                 lines.extend(_diff(f"{where}[{i}]", want, have))
         return lines
     if isinstance(expected, list) and isinstance(got, list):
-        return [f"{where}: expected {len(expected)} item(s) {_show(expected, 300)}, got {len(got)} {_show(got, 300)}"]
-    return [f"{where}: expected {_show(expected, 200)}, got {_show(got, 200)}"]
-
-
-def _show(value: Any, limit: int) -> str:
-    """Strings quoted (``'a'``), anything else as ``repr``, bounded."""
-    return clip(repr(value) if isinstance(value, str) else value, limit)
+        return [f"{where}: expected {len(expected)} item(s) {show(expected, 300)}, got {len(got)} {show(got, 300)}"]
+    return [f"{where}: expected {show(expected, 200)}, got {show(got, 200)}"]
 
 
 def _path(where: str, key: Any) -> str:
@@ -171,11 +166,3 @@ def _path_score(process: Sequence[str], path: Sequence[str]) -> float:
                 matched += 1
                 break
     return matched / len(path)
-
-
-def category_scores(results: Sequence[AgentResult]) -> tuple[float, float]:
-    """(end-to-end accuracy, process accuracy) of one category, rounded as officially."""
-    if not results:
-        return 0.0, 0.0
-    n = len(results)
-    return round(sum(r.passed for r in results) / n, 3), round(sum(r.process for r in results) / n, 3)

@@ -11,9 +11,10 @@ import re
 from collections import Counter
 from typing import Any
 
+from pytest_toolcall.benchmarks.acebench.dataset import api_name
 from pytest_toolcall.benchmarks.acebench.decode import Call
 from pytest_toolcall.benchmarks.acebench.scoring.verdict import Verdict
-from pytest_toolcall.text import clip
+from pytest_toolcall.text import show
 
 # Declared JSON-ish type -> the Python type the official checker demands. ``number`` maps to int and
 # ``enum`` to a type nothing has, both as in the original table.
@@ -37,7 +38,6 @@ _TYPES: dict[str, type] = {
 }
 # Declared types whose elements (or values) get an inner type.
 _CONTAINER_TYPES = {"array", "tuple", "list(string)", "list(enum)", "object", "objectArray"}
-_NAME_SUFFIX = re.compile(r"_\d+$")
 _STANDARDIZE = re.compile(r"[ ,./\-_*^]")
 
 
@@ -83,7 +83,7 @@ def _check_call_list(functions: list[dict], calls: list[Call], expected: dict) -
         raise _Invalid("wrong functions number", f"expected {len(expected)} call(s), got {len(calls)}")
     # The ``_<digits>`` suffix is stripped from every ground-truth key, even when it is part of the
     # real function name; the spec is still looked up with the unstripped key.
-    entries = [(key, _NAME_SUFFIX.sub("", key), params) for key, params in expected.items()]
+    entries = [(key, api_name(key), params) for key, params in expected.items()]
     got_names = Counter(call.name for call in calls)
     want_names = Counter(name for _, name, _ in entries)
     if got_names != want_names:
@@ -165,7 +165,7 @@ def _check_param(func: str, name: str, value: Any, schema: dict, expected: Any) 
     where = f"param {name!r}"
     ok, is_variable = _type_ok(value, expected, mapped, inner)
     if not ok:
-        raise _Invalid("type_error", f"{where}: expected {_type_name(mapped)}, got {_show(value)}")
+        raise _Invalid("type_error", f"{where}: expected {_type_name(mapped)}, got {show(value)}")
     if is_variable:
         return  # the ground truth's type differs from the declared one: value not checked
     if mapped is dict:
@@ -179,10 +179,10 @@ def _check_param(func: str, name: str, value: Any, schema: dict, expected: Any) 
             _check_object(where, got_item, want_item)
     elif mapped is str:
         if standardize(expected) not in standardize(value):
-            raise _Invalid("value_error:string", f"{where}: expected {_show(expected)}, got {_show(value)}")
+            raise _Invalid("value_error:string", f"{where}: expected {show(expected)}, got {show(value)}")
     elif mapped is list:
         if _standardize_items(value) != _standardize_items(expected):
-            raise _Invalid("value_error:list/tuple", f"{where}: expected {_show(expected)}, got {_show(value)}")
+            raise _Invalid("value_error:list/tuple", f"{where}: expected {show(expected)}, got {show(value)}")
     # int, float and bool values are never value-checked.
 
 
@@ -211,7 +211,7 @@ def _type_ok(value: Any, expected: Any, mapped: type, inner: type | None) -> tup
 def _check_object(where: str, value: Any, expected: dict) -> None:
     """Same key count; leaves compared by substring of their (standardized) text."""
     if not isinstance(value, dict):
-        raise _Invalid("value_error", f"{where}: expected an object, got {_show(value)}")
+        raise _Invalid("value_error", f"{where}: expected an object, got {show(value)}")
     if len(value) != len(expected.keys()):
         raise _Invalid("value_error", f"{where}: expected keys {sorted(expected)}, got {_keys(value)}")
     for key, item in value.items():
@@ -228,7 +228,7 @@ def _check_object(where: str, value: Any, expected: dict) -> None:
         got_text = str(standardize(item) if type(item) is str else item)
         want_text = str(standardize(want) if type(want) is str else want)
         if want_text not in got_text:
-            raise _Invalid("value_error", f"{where}.{key}: expected {_show(want)}, got {_show(item)}")
+            raise _Invalid("value_error", f"{where}.{key}: expected {show(want)}, got {show(item)}")
 
 
 def _standardize_items(items: Any) -> list[Any]:
@@ -241,7 +241,3 @@ def _keys(value: dict) -> list[str]:
 
 def _type_name(mapped: type) -> str:
     return "enum" if mapped is enumerate else mapped.__name__
-
-
-def _show(value: Any) -> str:
-    return clip(repr(value) if isinstance(value, str) else value)

@@ -10,7 +10,7 @@ from pytest_toolcall.benchmarks.acebench.decode import DecodeError, decode_multi
 from pytest_toolcall.benchmarks.acebench.scoring.normal import check_normal
 from pytest_toolcall.benchmarks.acebench.scoring.special import check_special
 from pytest_toolcall.benchmarks.acebench.scoring.verdict import Verdict
-from pytest_toolcall.text import clip
+from pytest_toolcall.text import clip, one_line
 
 
 @dataclass(frozen=True)
@@ -56,22 +56,22 @@ def score_step(sample: Sample, index: int, output: str) -> StepResult:
     return StepResult(step.id, output, [call.as_dict() for call in calls], verdict)
 
 
-def explain(sample: Sample, result: SampleResult) -> str:
-    """A failure message a person can act on: rule, raw output, decoded calls, expected answer."""
+def explain(sample: Sample, result: SampleResult, brief: bool = False) -> str:
+    """A failure message a person can act on: rule, raw output, decoded calls, expected answer
+    (``brief``: the failing steps' rule and raw output only)."""
     lines = []
     for step, step_result in zip(sample.steps, result.steps, strict=True):
         verdict = step_result.verdict
         head = f"{step.id}: " if len(sample.steps) > 1 else ""
         if verdict.valid:
-            lines.append(f"{head}ok")
+            if not brief:
+                lines.append(f"{head}ok")
             continue
         lines.append(f"{head}{verdict.message or verdict.error_type}")
-        lines.append(f"    output:   {_line(step_result.output)}")
+        lines.append(f"    output:   {one_line(step_result.output, 600)}")
+        if brief:
+            continue
         if step_result.decoded is not None:
-            lines.append(f"    decoded:  {_line(clip(step_result.decoded, 600))}")
-        lines.append(f"    expected: {_line(clip(step.ground_truth, 600))}")
+            lines.append(f"    decoded:  {one_line(clip(step_result.decoded, 600), 600)}")
+        lines.append(f"    expected: {one_line(clip(step.ground_truth, 600), 600)}")
     return "\n".join(lines)
-
-
-def _line(text: str) -> str:
-    return clip(text, 600).replace("\n", "\\n")

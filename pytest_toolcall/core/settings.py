@@ -238,14 +238,13 @@ def parse_number(
 ) -> Any:
     if value is None or (none is not None and str(value).strip().lower() == none):
         return None
-    expected = f"expected a{'n integer' if kind is int else ' finite number'}, got {value!r}"
     try:
         number = kind(str(value))
     except ValueError:
-        raise usage_error(name, expected) from None
+        raise usage_error(name, f"expected a{'n integer' if kind is int else ' number'}, got {value!r}") from None
     # float() takes "nan" and "inf": neither is a setting anyone means, and nan passes every comparison.
     if not math.isfinite(number):
-        raise usage_error(name, expected)
+        raise usage_error(name, f"expected a finite number, got {value!r}")
     if number < minimum:
         raise usage_error(name, f"must be at least {minimum}, got {value!r}")
     if maximum is not None and number > maximum:

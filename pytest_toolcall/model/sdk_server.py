@@ -136,10 +136,15 @@ class Endpoint:
             await response.aclose()
         try:
             return json.loads(content)
-        except ValueError:
+        except ValueError as exc:
             kind = response.headers.get("content-type") or "no content type"
-            start = bytes(content[:60]).decode("utf-8", "replace")
-            raise NotJSON(f"HTTP {response.status_code} answer is not JSON ({kind}): {start!r}") from None
+            if isinstance(exc, UnicodeDecodeError):
+                why = f"not valid UTF-8 at byte {exc.start}"
+            else:
+                why = getattr(exc, "msg", None) or str(exc)
+            # Masked before it is cut: a cut through an echoed key would leave a piece of it.
+            start = self._masked(bytes(content[:4096]).decode("utf-8", "replace"))[:60]
+            raise NotJSON(f"HTTP {response.status_code} answer is not JSON ({kind}; {why}): {start!r}") from None
 
     def _fatal_advice(self, exc: Exception) -> str | None:
         """What to check when ``exc`` is an answer no retry and no other request can change, else None."""
@@ -185,6 +190,10 @@ class Endpoint:
         else:
             text = f"{type(exc).__name__}: {exc}"
         text = f"{text} (after {attempt + 1} attempt{'s' if attempt else ''})"
+        return self._masked(text)
+
+    def _masked(self, text: str) -> str:
+        """``text`` without the key or the credentials of the URL (servers echo parts of requests)."""
         from pytest_toolcall.core.settings import url_secrets
 
         for secret in [_secret(self.settings.api_key), *url_secrets(self.settings.base_url)]:

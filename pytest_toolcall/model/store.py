@@ -108,6 +108,19 @@ class ResponseStore:
             return f"cannot be opened ({exc})"
         try:
             problem = self._check(db, create)
+        except sqlite3.OperationalError as exc:
+            db.close()
+            text = str(exc)
+            if "locked" in text or "busy" in text:  # another run holds it: not damage
+                raise StoreError(f"{self.path}: in use by another process ({text}): try again") from None
+            if "readonly" in text or "read-only" in text:
+                raise StoreError(
+                    f"{self.path}: cannot be written ({text}): make it writable, or run with "
+                    "--toolcall-cache-mode=read-only (or replay)"
+                ) from None
+            if "unable to open" in text:
+                return f"cannot be opened ({text})"
+            return f"damaged or not a response store ({text})"
         except sqlite3.DatabaseError as exc:
             problem = f"damaged or not a response store ({exc})"
         if problem is not None:

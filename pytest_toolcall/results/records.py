@@ -1,19 +1,50 @@
 """Per-item result records: made plain on the worker, gathered from reports where they all land.
 
-A record rides on the item's teardown report (``report.toolcall``), which xdist serializes with
-execnet: only exact builtins cross, so records are sanitized first. The collector runs in-process
-without xdist and on the controller with it, so both see the same reports and the same numbers.
+A record is filled in the order the data flows: the unit's identity when the item starts
+(``new_record``), what the model answered (latency, or the error of a request that got no answer),
+then the verdict's fields. It rides on the item's teardown report (``report.toolcall``), which
+xdist serializes with execnet: only exact builtins cross, so records are sanitized first. The
+collector runs in-process without xdist and on the controller with it, so both see the same
+reports and the same numbers.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 
-from pytest_toolcall.core.benchmark import is_benchmark_nodeid
+from pytest_toolcall.core.benchmark import Unit, is_benchmark_nodeid
 
-RECORD = pytest.StashKey[dict[str, Any]]()
+
+class Record(TypedDict, total=False):
+    """The fields every benchmark's records have (a benchmark's verdict adds its own)."""
+
+    nodeid: str
+    benchmark: str | None
+    lang: str | None
+    category: str
+    id: str
+    outcome: str  # passed, failed, error, skipped, xfailed, xpassed (set where reports are gathered)
+    score: float | None  # 1.0 passed, 0.0 failed, None: no verdict
+    process: float | None
+    output: Any
+    error: str | None  # why the request got no answer
+    latency_s: float | None
+    failure_kind: str | None
+    reason: str  # the verdict's brief, when it failed
+
+
+RECORD = pytest.StashKey[Record]()
+
+
+def new_record(unit: Unit) -> Record:
+    """A record with the unit's identity and every result field still empty."""
+    record: Record = {"score": None, "process": None, "output": None, "error": None}
+    record.update(unit.identity())  # type: ignore[typeddict-item]
+    record.update(latency_s=None, failure_kind=None)
+    return record
+
 
 _PLAIN = (str, int, float, bool, type(None))
 #: Longer texts (a hostile 10 MB answer) are cut in records: the reports stay readable, and the

@@ -10,7 +10,7 @@ import pytest
 from pytest_toolcall.core.benchmark import Skip, Unit
 from pytest_toolcall.core.settings import Settings
 from pytest_toolcall.model.types import ChatResponse, FatalRequestError, Model, RequestError
-from pytest_toolcall.results.records import RECORD
+from pytest_toolcall.results.records import RECORD, new_record
 from pytest_toolcall.runner.answers import ANSWERS
 from pytest_toolcall.runner.collect import CATALOG
 
@@ -31,8 +31,7 @@ def toolcall_model(pytestconfig: pytest.Config) -> Model:
 @pytest.fixture
 def toolcall_record(request: pytest.FixtureRequest, toolcall_unit: Unit) -> dict[str, Any]:
     """The result record of this item; it travels to the summary on the item's teardown report."""
-    record = {**toolcall_unit.identity(), "score": None, "process": None, "output": None, "error": None}
-    record.update(latency_s=None, failure_kind=None)
+    record = new_record(toolcall_unit)
     request.node.stash[RECORD] = record
     return record
 

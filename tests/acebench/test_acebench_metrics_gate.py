@@ -1,4 +1,4 @@
-"""Records (what crosses xdist), the aggregation of acebench-scoring.md §7, and the gate."""
+"""Records (what crosses xdist), the official aggregation (groups, OVERALL, rounding), and the gate."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Unit behaviour of the agent core, rule by rule of ``reference/acebench-agents.md`` (the
-end-to-end agreement with the official code is in ``test_agents_official.py``)."""
+"""Unit behaviour of the agent core, rule by rule of the official runtime (the end-to-end agreement
+with the official code is in ``test_agents_official.py``)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def run(env: Environment, reply: str, mode: str = MULTI_STEP) -> Any:
     return execute(env, parse_reply(reply), mode).message
 
 
-# --- parsing (§3.1) --------------------------------------------------------------------------------
+# --- parsing ---------------------------------------------------------------------------------------
 
 PARSED = [
     ("[a()]", ["a"]),
@@ -93,7 +93,7 @@ def test_parse_arguments(reply: str, arguments: dict[Any, Any]) -> None:
     assert parse_reply(reply)[0].arguments == arguments
 
 
-# --- environments and dispatch (§1-§3) ----------------------------------------------------------
+# --- environments and dispatch ------------------------------------------------------------------
 
 
 def test_config_twice_base_entry_wins_and_typo_means_defaults() -> None:
@@ -188,7 +188,7 @@ def test_unserialisable_state() -> None:
         env.capture()
 
 
-# --- scoring (§6) ---------------------------------------------------------------------------------
+# --- scoring ---------------------------------------------------------------------------------------
 
 GT = [{"BaseApi": {"wifi": True, "logged_in": True}}, {"MessageApi": {"inbox": {"3": {"message": "a", "time": "t"}}}}]
 

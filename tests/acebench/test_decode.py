@@ -1,5 +1,5 @@
-"""The literal-only decoder, row by row of ``acebench-scoring.md`` §3.3–3.4 (values the official
-decoder gives, checked against it at 56dd66c)."""
+"""The literal-only decoder, rule by rule (values the official decoder gives, checked against it at
+56dd66c)."""
 
 from __future__ import annotations
 

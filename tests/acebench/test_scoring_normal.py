@@ -1,5 +1,5 @@
-"""The normal checker on hand-made specs: every row of the outcome table in ``acebench-scoring.md``
-§4.5 (verdicts of the official checker at 56dd66c), plus the call-list rules of §4.2–4.3."""
+"""The normal checker on hand-made specs: every parameter type against every kind of value (verdicts
+of the official checker at 56dd66c), plus the rules of the call list (names, counts, order)."""
 
 from __future__ import annotations
 

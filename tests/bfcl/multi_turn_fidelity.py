@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import sys
 from functools import cache
@@ -22,13 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from pytest_toolcall.benchmarks.bfcl.backends import SharedWorld
+from pytest_toolcall.benchmarks.bfcl.data import DATA_DIR
 from pytest_toolcall.benchmarks.bfcl.multi_turn_check import check_multi_turn
 from pytest_toolcall.benchmarks.bfcl.multi_turn_execute import MultiTurnExecutor
 
 REPO = Path(__file__).resolve().parents[2]
 VERDICTS = REPO / "data" / "verdicts"
-# The pinned BFCL data (see DESIGN.md): `../shared/bfcl/data` next to the checkout, or $TOOLCALL_BFCL_DATA.
-BFCL_DATA = Path(os.environ.get("TOOLCALL_BFCL_DATA", REPO.parent / "shared" / "bfcl" / "data"))
+# The pinned BFCL data shipped in the package.
+BFCL_DATA = DATA_DIR
 CATEGORIES = ("base", "long_context", "miss_func", "miss_param")
 # The model name the official checker was given when the verdicts were produced.
 MODEL_NAME = "model"

@@ -15,9 +15,7 @@ import collections
 
 import pytest
 
-from tests.bfcl.multi_turn_fidelity import BFCL_DATA, CATEGORIES, replay_problems, verdict_lines
-
-pytestmark = pytest.mark.skipif(not BFCL_DATA.is_dir(), reason=f"BFCL data not found at {BFCL_DATA}")
+from tests.bfcl.multi_turn_fidelity import CATEGORIES, replay_problems, verdict_lines
 
 
 @pytest.mark.parametrize("category", CATEGORIES)

@@ -16,12 +16,8 @@ import hashlib
 import json
 from typing import Any
 
-import pytest
-
 from pytest_toolcall.benchmarks.bfcl.multi_turn_loop import ModelReply, load_func_docs, run_dialogue
 from tests.bfcl.multi_turn_fidelity import BFCL_DATA, CATEGORIES, VERDICTS, entries
-
-pytestmark = pytest.mark.skipif(not BFCL_DATA.is_dir(), reason=f"BFCL data not found at {BFCL_DATA}")
 
 
 def digest(value: Any) -> str:

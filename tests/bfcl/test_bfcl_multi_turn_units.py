@@ -117,9 +117,7 @@ def test_unknown_refused_qualified_and_malformed_calls() -> None:
 
 def test_nested_calls_and_the_rewrite_inside_strings() -> None:
     # The inner call runs first and its raw dict is the argument.
-    assert run(["echo(content=ls())"]) == [
-        "{\"terminal_output\": {\"current_directory_content\": [\"docs\", \"notes.txt\"]}}"
-    ]
+    assert run(["echo(content=ls())"]) == ['{"terminal_output": {"current_directory_content": ["docs", "notes.txt"]}}']
     qualified = instance_name("model", "multi_turn_base_7", "GorillaFileSystem", eval_run=True)
     assert qualified == "model_eval_multi_turn_base_7_GorillaFileSystem_instance"
     assert run(["echo(content='run ls() now')"]) == [json.dumps({"terminal_output": f"run {qualified}.ls() now"})]

@@ -1,4 +1,4 @@
-"""The general_fc loader (``general-fc.md`` §1): samples, and one message per bad line naming file and line."""
+"""The general_fc loader: samples, and one message per bad line naming file and line."""
 
 from __future__ import annotations
 
@@ -151,7 +151,7 @@ def test_line_with_an_invalid_schema_is_not_a_sample(tmp_path: Path, tools: list
 def test_kept_line_with_tool_warnings(tmp_path: Path, tools: list[dict[str, Any]], message: str) -> None:
     path = write(tmp_path, [row(), row(tools=tools)])
     samples, problems = load_file(path)
-    assert [s.line for s in samples] == [1, 2]  # §6.4: sent as given, its calls score invalid
+    assert [s.line for s in samples] == [1, 2]  # sent as given, its calls score invalid
     assert problems == []
     assert samples[1].warnings == (f"{path}:2: {message}",)
     assert samples[0].warnings == ()

@@ -1,4 +1,4 @@
-"""general_fc aggregates (``general-fc.md`` §5, §7) and trigger agreement against a reference run."""
+"""general_fc aggregates (K2-Vendor-Verifier's metric table) and trigger agreement against a reference run."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def rec(
 
 
 def worked_example() -> list[dict[str, Any]]:
-    """TP 27, FP 17, FN 13, TN 3, and 4 of the 44 attempts valid (§5 worked check)."""
+    """TP 27, FP 17, FN 13, TN 3, and 4 of the 44 attempts valid (a worked example)."""
     records = [rec(True, "tool_calls", i < 4) for i in range(27)]
     records += [rec(False, "tool_calls", False, "failed", "schema_error") for _ in range(17)]
     records += [rec(True, "stop", outcome="failed") for _ in range(13)]

@@ -1,5 +1,5 @@
-"""Per-sample general_fc verdicts (``general-fc.md`` §3, §4), on hand-made responses and on random ones
-whose validity K2-Vendor-Verifier decided."""
+"""Per-sample general_fc verdicts (the call decision, then K2-Vendor-Verifier's validity), on
+hand-made responses and on random ones whose validity K2-Vendor-Verifier decided."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ TOOLS = [
     fn("draft4_as_2020", {k: v for k, v in DRAFT4_SCHEMA.items() if k != "$schema"}),
     fn("draft7", DRAFT7_TUPLE),
     fn("ref", REF_SCHEMA),
-    fn("get_weather", {"type": "object"}),  # shadowed by the first get_weather (§4.3.1)
+    fn("get_weather", {"type": "object"}),  # shadowed by the first get_weather
 ]
 
 
@@ -143,7 +143,7 @@ CASES = {
         "json_decode",
         'call 1 (search): arguments are not valid JSON (Expecting value: line 1 column 6 (char 5)): {"q":',
     ),
-    # evalscope would turn these into {} or {"q": "hello"} and pass them (§4 table, §6.1).
+    # evalscope would turn these into {} or {"q": "hello"} and pass them; K2-Vendor-Verifier does not.
     "non-JSON text arguments": (True, calls(("search", "hello")), False, False, "json_decode", "call 1 (search)"),
     "empty string arguments": (True, calls(("search", "")), False, False, "json_decode", "call 1 (search)"),
     "wrong type": (

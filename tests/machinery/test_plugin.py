@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-# Ground truth the official scorer rejects (acebench-scoring.md §9, §10): the oracle fails exactly these.
+# Ground truth the official scorer rejects: the oracle fails exactly these.
 UNPASSABLE = {
     "en/normal_single_turn_parallel_function_42",
     "en/normal_preference_40",
@@ -65,7 +65,7 @@ def test_oracle_fails_exactly_the_unpassable_ground_truth(pytester: pytest.Pytes
     assert f"XFAIL toolcall::acebench[en/normal_preference_40] - {reason}" in result.stdout.str()
     metrics = report_of(pytester, result)["metrics"]
     en, zh = metrics["acebench/en"], metrics["acebench/zh"]
-    # The ceilings of acebench-scoring.md §10 (as-is column).
+    # The ceilings: what the official scorer gives the reference answers as they are.
     assert en["groups"]["normal"] == pytest.approx((6 + 1 + 0.99 + 0.76 + 0.74 + 1 + 0.98) / 12)
     assert en["overall_official"] == round(0.578 * 0.956 + 0.2676 * 1.0, 3)
     assert zh["overall_official"] == round(0.578 * 0.988 + 0.2676 * 1.0, 3)

@@ -152,7 +152,9 @@ class MultiTurnExecutor:
             if any(key is None for key in node.keys):
                 raise UnsupportedExpression(f"unsupported expression: {ast.unparse(node)}")
             # Key, then value, pair after pair: Python's evaluation order.
-            pairs = [(self._evaluate(key), self._evaluate(value)) for key, value in zip(node.keys, node.values, strict=True)]  # type: ignore[arg-type]  # noqa: E501
+            pairs = [
+                (self._evaluate(key), self._evaluate(value)) for key, value in zip(node.keys, node.values, strict=True)
+            ]  # type: ignore[arg-type]
             return dict(pairs)
         if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
             return _UNARY[type(node.op)](self._evaluate(node.operand))

@@ -320,11 +320,17 @@ class TravelAPI:
             today = datetime.today()
             age = today.year - born.year - ((today.month, today.day) < (born.month, born.day))
         except ValueError:
-            return {"verification_status": False, "verification_failure": "Invalid date of birth format. Please use YYYY-MM-DD."}  # noqa: E501
+            return {
+                "verification_status": False,
+                "verification_failure": "Invalid date of birth format. Please use YYYY-MM-DD.",
+            }
         if age < 18:
             return {"verification_status": False, "verification_failure": "Traveler must be at least 18 years old."}
         if not passport_number.startswith("US"):
-            return {"verification_status": False, "verification_failure": "Passport must be issued by the United States."}  # noqa: E501
+            return {
+                "verification_status": False,
+                "verification_failure": "Passport must be issued by the United States.",
+            }
         return {"verification_status": True}
 
     def set_budget_limit(self, access_token: str, budget_limit: float) -> dict[str, Any]:

@@ -34,7 +34,8 @@ class ToolcallRun:
                 raise pytest.UsageError(f"--toolcall-fail-under: {exc}") from None
         if not hasattr(config, "workerinput"):
             check_outputs(config, settings)
-            check_api_key(settings)
+            if not config.option.collectonly:  # collecting sends nothing: no key needed
+                check_api_key(settings)
         # (Workers open the store the controller checked; xdist has not started them yet.)
         self.store_repaired = "" if hasattr(config, "workerinput") else check_store(config, settings)
         benchmarks = {name: classes[name](settings) for name in settings.benches}

@@ -12,7 +12,11 @@ import pytest
 # pytester's in-process runs drop the modules they import when they end, but a package keeps its
 # submodules as attributes: a second run would then mix old and new module objects. Importing the
 # whole plugin here puts every module in the snapshot pytester restores.
+import pytest_toolcall.benchmarks.acebench.agents.native
 import pytest_toolcall.benchmarks.acebench.benchmark
+import pytest_toolcall.benchmarks.cases.benchmark
+import pytest_toolcall.benchmarks.cases.python_tests
+import pytest_toolcall.benchmarks.cases.summary
 import pytest_toolcall.benchmarks.general_fc.benchmark
 import pytest_toolcall.runner.session  # noqa: F401
 from pytest_toolcall.benchmarks.acebench.benchmark import SHIPPED_ROOT

@@ -1,7 +1,8 @@
 """pytest hooks of pytest-toolcall (entry point ``pytest11: toolcall``).
 
-Without ``--toolcall-model`` the plugin only adds its options and changes nothing else (it does not
-even import its machinery). With it, ``ToolcallRun`` (``runner/session.py``) is registered and does the rest.
+Without a model (``--toolcall-model``, or ``toolcall_model`` in the ini file) the plugin only adds its
+options and two fixtures that skip (``runner/inert.py``); it does not even import its machinery. With
+one, ``ToolcallRun`` (``runner/session.py``) is registered and does the rest.
 Hook reference: https://docs.pytest.org/en/stable/reference/reference.html#hooks
 """
 
@@ -12,6 +13,7 @@ import sys
 import pytest
 
 from pytest_toolcall.core import registry
+from pytest_toolcall.core.benchmark import is_module_nodeid
 from pytest_toolcall.core.settings import Settings, add_options, needs_client_early
 
 
@@ -32,16 +34,25 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     settings = Settings.from_config(config)
     if settings is None:
-        return  # inert
+        from pytest_toolcall.runner import inert
+
+        config.pluginmanager.register(inert, "toolcall-inert")
+        return
     from pytest_toolcall.runner import fixtures
     from pytest_toolcall.runner.session import ToolcallRun
 
-    for name, benchmark in registry.benchmark_classes().items():
+    classes = registry.benchmark_classes()
+    for name, benchmark in classes.items():
         config.addinivalue_line("markers", f"{name}: a {name} item")
         for marker, description in benchmark.markers.items():
             config.addinivalue_line("markers", f"{marker}: {description}")
-    if config.args_source != pytest.Config.ArgsSource.ARGS:
-        config.args = []  # no path given: collect only the benchmark items
+    named = {part.strip() for part in (settings.option("bench") or "").split(",")}
+    if settings.benchmark_items_only and not any(classes[name].file_suffixes for name in named & set(classes)):
+        # A model typed with no path: only the benchmark items. A benchmark of the users' own files
+        # named in --toolcall-bench (``cases``, not merely included in ``all``) keeps pytest's default
+        # paths (testpaths, else the current directory): that is where those files are. Benchmark
+        # node ids given as arguments stay, for ToolcallRun to take (``runner/selection.py``).
+        config.args = [arg for arg in config.args if is_module_nodeid(arg)]
     config.pluginmanager.register(fixtures, "toolcall-fixtures")
     config.pluginmanager.register(ToolcallRun(config, settings), "toolcall-run")
 

@@ -12,11 +12,14 @@ Data flows one way: sample -> ``plan`` (requests) -> responses -> ``score`` (ver
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from pytest_toolcall.core.settings import Option, Settings
     from pytest_toolcall.model.types import ChatRequest, Model
 
@@ -40,11 +43,16 @@ class Unit:
     fields: Mapping[str, Any] = field(default_factory=dict, compare=False)
     #: The benchmark's own sample object; only the benchmark looks inside.
     sample: Any = field(default=None, compare=False, repr=False)
+    #: The node id of the user's file that holds the unit (a case file, a test module); None: the
+    #: unit is one of the benchmark's items under the ``toolcall`` module node.
+    file: str | None = None
     #: Where the sample is written (``path:line``), for messages.
     source: str | None = field(default=None, compare=False)
 
     @property
     def nodeid(self) -> str:
+        if self.file is not None:
+            return f"{self.file}::{self.key}"
         return f"{MODULE_NODEID}::{self.benchmark}[{self.key}]"
 
     def identity(self) -> dict[str, Any]:
@@ -59,9 +67,24 @@ class Unit:
         }
 
 
-def is_benchmark_nodeid(nodeid: str) -> bool:
-    """Whether a node id is one of the benchmark items (or a data problem among them)."""
+def is_module_nodeid(nodeid: str) -> bool:
+    """Whether a node id is of the ``toolcall`` module node (a benchmark item, a data problem, a
+    benchmark's function): never a path pytest could open."""
     return nodeid.startswith(f"{MODULE_NODEID}::")
+
+
+def is_benchmark_nodeid(nodeid: str) -> bool:
+    """Whether a node id is one of the benchmark items (or a data problem among them): an item of
+    the ``toolcall`` module, or of a file that a benchmark collects (``weather.toolcall.yaml::paris``)."""
+    return is_module_nodeid(nodeid) or nodeid.partition("::")[0].endswith(collected_file_suffixes())
+
+
+@functools.cache
+def collected_file_suffixes() -> tuple[str, ...]:
+    """The file-name endings that installed benchmarks collect from the paths pytest is given."""
+    from pytest_toolcall.core import registry
+
+    return tuple(suffix for cls in registry.benchmark_classes().values() for suffix in cls.file_suffixes)
 
 
 # --- what to ask ------------------------------------------------------------------------------
@@ -144,6 +167,10 @@ class Benchmark:
     markers: ClassVar[Mapping[str, str]] = {}
     #: Options of its own, registered in the ``toolcall`` group (``--toolcall-<name>``).
     options: ClassVar[tuple[Option, ...]] = ()
+    #: File-name endings of the users' own files this benchmark makes items of, wherever they are
+    #: among the paths pytest is given (``.toolcall.yaml``): one item per unit ``load_file`` finds,
+    #: under that file's node (``<file>::<key>``). Such a benchmark is active in every run.
+    file_suffixes: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, settings: Settings) -> None:
         """Read and check the benchmark's options (``settings.option(name)``); raise
@@ -160,6 +187,11 @@ class Benchmark:
         return ""
 
     def load(self) -> Loaded:
+        raise NotImplementedError
+
+    def load_file(self, path: Path, name: str) -> Loaded:
+        """The units of one of the users' files (``file_suffixes``), each with ``file=name`` (the
+        file's node id), or its problems; called while pytest collects that file."""
         raise NotImplementedError
 
     def datasets(self) -> dict[str, Any]:

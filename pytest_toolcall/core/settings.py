@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.core import registry
+from pytest_toolcall.core.benchmark import is_module_nodeid
 
 ORACLE = "oracle"
 MODES = ("read-write", "read-only", "replay", "off")
@@ -44,12 +45,15 @@ class Option:
 
 
 OPTIONS = (
-    Option(
-        "model", "model to evaluate; 'oracle' is the built-in reference model (no network)", ini=False, metavar="NAME"
-    ),
+    Option("model", "model to evaluate; 'oracle' is the built-in reference model (no network)", metavar="NAME"),
     Option("base-url", "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)", env="OPENAI_BASE_URL", metavar="URL"),
     Option("api-key-env", "environment variable holding the API key", default="OPENAI_API_KEY", metavar="NAME"),
-    Option("bench", "benchmarks to run, comma-separated, or 'all' (default: acebench)", metavar="LIST"),
+    Option(
+        "bench",
+        "benchmarks to run, comma-separated, or 'all' (default: acebench when --toolcall-model is typed with no "
+        "path; with paths or a model from the ini file, only the benchmarks named here)",
+        metavar="LIST",
+    ),
     Option("limit", "at most N items per category (per file for general_fc)", metavar="N"),
     Option("concurrency", "model requests in flight per process", default="8", metavar="N"),
     Option("timeout", "seconds per request", default="120", metavar="S"),
@@ -124,6 +128,9 @@ class Settings:
     raw: Mapping[str, str | None]
     #: Model names that benchmark options name (user simulators).
     other_models: tuple[str, ...] = ()
+    #: ``--toolcall-model`` typed on the command line with no path argument: the run collects only
+    #: the benchmark items (DESIGN "Activation and collection"), whatever the ini file's testpaths.
+    benchmark_items_only: bool = False
 
     def option(self, name: str) -> str | None:
         """The resolved text of an option (``"lang"`` for ``--toolcall-lang``)."""
@@ -145,13 +152,23 @@ class Settings:
 
     @classmethod
     def from_config(cls, config: pytest.Config, namespace: Any = None) -> Settings | None:
-        """The settings of an active run, or None when ``--toolcall-model`` is not given."""
+        """The settings of an active run, or None when no model is given (``--toolcall-model`` or the
+        ``toolcall_model`` ini option)."""
         options = all_options()
         raw = {option.name: _raw(config, option, namespace) for _, option in options}
         if not raw["model"]:
             return None
         found = tuple(registry.benchmark_classes())
-        benches = _benches(raw, options, found)
+        source = config.option if namespace is None else namespace
+        typed = getattr(source, "toolcall_model", None) is not None  # on the command line, not from the ini
+        if namespace is None:
+            args = config.args if config.args_source == pytest.Config.ArgsSource.ARGS else []
+        else:  # before pytest has resolved its arguments: the positional ones as parsed
+            args = getattr(namespace, "file_or_dir", None) or []
+        # A benchmark item's node id pasted as an argument is not a path (``runner/selection.py``).
+        paths_given = any(not is_module_nodeid(str(arg)) for arg in args)
+        items_only = typed and not paths_given
+        benches = _benches(raw, options, found, default=(DEFAULT_BENCH,) if items_only else ())
         for owner, option in options:
             if owner is not None and option.selects and raw[option.name] and owner not in benches:
                 raise usage_error(option.name, f"given, but --toolcall-bench does not include {owner}")
@@ -177,18 +194,22 @@ class Settings:
             other_models=tuple(
                 raw[o.name] for owner, o in options if o.names_model and owner in benches and raw[o.name]
             ),
+            benchmark_items_only=items_only,
         )
 
 
-def _benches(raw: dict[str, Any], options: list[tuple[str | None, Option]], found: tuple[str, ...]) -> tuple[str, ...]:
+def _benches(
+    raw: dict[str, Any], options: list[tuple[str | None, Option]], found: tuple[str, ...], default: tuple[str, ...]
+) -> tuple[str, ...]:
     """The selected benchmarks: as given (``all`` = every one found), else those an option selects,
-    else the default."""
+    else the default (``acebench`` for a typed model with no path; none with paths or an ini model,
+    where a benchmark joins only when named)."""
     if raw["bench"]:
         if raw["bench"].strip() == "all":
             return found
         return parse_choices("bench", raw["bench"], found)
     selected = tuple(dict.fromkeys(o for o, option in options if o and option.selects and raw[option.name]))
-    return selected or (DEFAULT_BENCH,)
+    return selected or default
 
 
 def needs_client_early(config: pytest.Config) -> bool:

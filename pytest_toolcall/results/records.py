@@ -33,6 +33,7 @@ class Record(TypedDict, total=False):
     latency_s: float | None
     failure_kind: str | None
     reason: str  # the verdict's brief, when it failed
+    stopped: bool  # not sent (or the answer that stopped the run): an answer no retry can fix came
 
 
 RECORD = pytest.StashKey[Record]()
@@ -69,7 +70,8 @@ def sanitize(value: Any) -> Any:
 
 
 class RecordCollector:
-    """Builds one record per benchmark item from its reports, with the pytest outcome."""
+    """Builds one record per benchmark item (and per ordinary test counted in a benchmark: a Python
+    test using ``toolcall_chat``) from its reports, with the pytest outcome."""
 
     def __init__(self) -> None:
         self.records: dict[str, dict[str, Any]] = {}
@@ -83,16 +85,21 @@ class RecordCollector:
         self.selected.extend(n for n in dict.fromkeys(nodeids) if n not in known and is_benchmark_nodeid(n))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if not is_benchmark_nodeid(report.nodeid):
-            return
+        # Every test's phases are kept until its teardown: only the teardown report says whether an
+        # ordinary test carries a record.
         phases = self._phases.setdefault(report.nodeid, {})
         phases[report.when] = report
         record = getattr(report, "toolcall", None)
         if record is not None:
-            self.records[report.nodeid] = {**record, "outcome": outcome(phases)}
-        elif report.when not in ("setup", "call", "teardown") and report.failed:
+            result = outcome(phases)
+            if result == "failed" and record.get("error"):
+                result = "error"  # its request got no answer: not the model's failure
+            self.records[report.nodeid] = {**record, "outcome": result}
+        elif report.when not in ("setup", "call", "teardown") and report.failed and is_benchmark_nodeid(report.nodeid):
             # A crashed xdist worker: no teardown, no record; keep what is known.
             self.records.setdefault(report.nodeid, _crash_record(report))
+        if report.when == "teardown" and not is_benchmark_nodeid(report.nodeid):
+            self._phases.pop(report.nodeid, None)
 
 
 def outcome(phases: dict[str, pytest.TestReport]) -> str:

@@ -1,14 +1,20 @@
-"""Collection: the benchmark items, whatever paths are on the command line.
+"""Collection: the benchmark items, whatever paths are on the command line, and the units of the
+users' own files among those paths.
 
 Each selected benchmark gets one test function (``items.py``), parametrized with its units, so
 fixtures, ``-k``/``-m``, ``--lf``, xdist and JUnit all work as for any test. They live under one
 module node with the fixed node id ``toolcall``, wherever the package is installed.
+
+A benchmark with ``file_suffixes`` (user cases) makes a ``BenchmarkFile`` node of each such file
+pytest finds, holding one ``UnitItem`` per unit (``<file>::<key>``): the same test function, the unit
+in the item's stash instead of a parameter. Everything downstream asks ``unit_of(item)``.
 """
 
 from __future__ import annotations
 
 import types
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,17 +32,43 @@ class Catalog:
     benchmarks: dict[str, Benchmark]
     loaded: dict[str, Loaded] = field(default_factory=dict)
 
+    #: The units of the users' files collected in this process, by node id, and their markers.
+    file_units: dict[str, Unit] = field(default_factory=dict)
+    file_markers: set[str] = field(default_factory=set)
+
     def load(self) -> Catalog:
         for name, benchmark in self.benchmarks.items():
             if name not in self.loaded:
-                self.loaded[name] = benchmark.load()
+                self.loaded[name] = Loaded(units=[]) if benchmark.file_suffixes else benchmark.load()
         return self
 
-    def unit(self, nodeid: str) -> Unit | None:
-        """The unit of a node id, by lookup in the loaded data (for records of crashed workers)."""
+    @property
+    def module_benchmarks(self) -> list[str]:
+        """The benchmarks with items under the ``toolcall`` module: the selected ones, except those
+        whose units all live in the users' files."""
+        return [n for n, b in self.benchmarks.items() if n in self.settings.benches and not b.file_suffixes]
+
+    def file_benchmark(self, path: Path) -> str | None:
+        """The benchmark that collects the file at ``path``, if any."""
+        found = (n for n, b in self.benchmarks.items() if b.file_suffixes and path.name.endswith(b.file_suffixes))
+        return next(found, None)
+
+    def unit(self, nodeid: str, rootpath: Path | None = None) -> Unit | None:
+        """The unit of a node id, by lookup in the loaded data (for records of crashed workers); a
+        unit of a user's file is looked up in that file (the xdist controller never collected it)."""
         if not hasattr(self, "_by_nodeid"):
             self._by_nodeid = {u.nodeid: u for loaded in self.loaded.values() for u in loaded.units}
-        return self._by_nodeid.get(nodeid)
+        unit = self._by_nodeid.get(nodeid) or self.file_units.get(nodeid)
+        file = nodeid.partition("::")[0]
+        name = self.file_benchmark(Path(file))
+        if unit is None and name is not None and rootpath is not None:
+            try:
+                loaded = self.benchmarks[name].load_file(rootpath / file, file)
+            except Exception:  # only for a record's identity: the file may have changed since
+                return None
+            self.file_units.update((u.nodeid, u) for u in loaded.units)
+            unit = self.file_units.get(nodeid)
+        return unit
 
 
 class BenchmarkModule(pytest.Module):
@@ -45,14 +77,14 @@ class BenchmarkModule(pytest.Module):
     def _getobj(self) -> Any:
         # One test function per selected benchmark, named after it (``toolcall::acebench[...]``).
         module = types.ModuleType(items.__name__)
-        for name in self.catalog.benchmarks:
+        for name in self.catalog.module_benchmarks:
             setattr(module, name, items.test_function(name))
         module.__file__ = items.__file__
         return module
 
     def istestfunction(self, obj: object, name: str) -> bool:
         # Independent of the project's python_functions setting.
-        return name in self.catalog.benchmarks
+        return name in self.catalog.module_benchmarks
 
     def istestclass(self, obj: object, name: str) -> bool:
         return False
@@ -81,7 +113,59 @@ class DataProblem(pytest.Collector):
         raise self.CollectError(self.message)
 
 
+class BenchmarkFile(pytest.File):
+    """A user's file that a benchmark collects (a case file): one item per unit, or, when the file
+    cannot be loaded, one collection error naming the file and line (no traceback)."""
+
+    def __init__(self, *, benchmark: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.benchmark = benchmark
+
+    def collect(self) -> list[pytest.Item]:
+        catalog = self.config.stash[CATALOG]
+        loaded = catalog.benchmarks[self.benchmark].load_file(self.path, self.nodeid)
+        if loaded.problems:
+            raise self.CollectError("\n".join(message for _, message in loaded.problems))
+        function = items.test_function(self.benchmark)
+        collected = []
+        for unit in loaded.units:
+            for marker in set(unit.markers) - catalog.file_markers:  # case tags: -m works under --strict-markers
+                self.config.addinivalue_line("markers", f"{marker}: a tag of {unit.file}")
+                catalog.file_markers.add(marker)
+            catalog.file_units[unit.nodeid] = unit
+            collected.append(UnitItem.from_parent(self, name=unit.key, callobj=function, unit=unit))
+        return collected
+
+
+class UnitItem(pytest.Function):
+    """The item of a unit from a user's file: the benchmark's test function, the unit in the stash."""
+
+    def __init__(self, *, unit: Unit, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.stash[UNIT] = unit
+        for name in (unit.benchmark, *unit.markers):
+            self.add_marker(_mark(name))
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        # Where the unit is written (the case's line), not where the test function is.
+        line = self.stash[UNIT].fields.get("line")
+        return self.path, (line - 1 if isinstance(line, int) else 0), self.name
+
+
+def unit_of(item: pytest.Item) -> Unit | None:
+    """The benchmark unit an item scores (a parameter of a benchmark function, or in a file item's
+    stash), or None for any other test."""
+    unit = getattr(getattr(item, "callspec", None), "params", {}).get("toolcall_unit")
+    if isinstance(unit, Unit):
+        return unit
+    return item.stash.get(UNIT, None)
+
+
 CATALOG = pytest.StashKey[Catalog]()
+#: The unit of an item of a user's file.
+UNIT = pytest.StashKey[Unit]()
+#: The unit of an ordinary test counted in a benchmark (a Python test using ``toolcall_chat``).
+TEST_UNIT = pytest.StashKey[Unit]()
 
 
 def benchmark_module(session: pytest.Session) -> BenchmarkModule:
@@ -116,9 +200,3 @@ def unit_params(units: list[Unit]) -> list[Any]:
         pytest.param(unit, id=unit.key, marks=tuple(_mark(m) for m in (unit.benchmark, *unit.markers)))
         for unit in units
     ]
-
-
-def unit_of(item: pytest.Item) -> Unit | None:
-    """The benchmark unit an item scores, or None for any other test."""
-    unit = getattr(getattr(item, "callspec", None), "params", {}).get("toolcall_unit")
-    return unit if isinstance(unit, Unit) else None

@@ -1,8 +1,10 @@
-"""Fixtures of the benchmark items. Registered only when ``--toolcall-model`` is given; any of them
-can be overridden in a ``conftest.py`` like ordinary fixtures."""
+"""Fixtures of the benchmark items, and the public fixtures of the users' own tests (``toolcall_model``,
+``toolcall_chat``, ``acebench_env``). Registered only when a model is given; any of them can be
+overridden in a ``conftest.py`` like ordinary fixtures."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -12,7 +14,10 @@ from pytest_toolcall.core.settings import Settings
 from pytest_toolcall.model.types import ChatResponse, FatalRequestError, Model, RequestError
 from pytest_toolcall.results.records import RECORD, new_record
 from pytest_toolcall.runner.answers import ANSWERS
-from pytest_toolcall.runner.collect import CATALOG
+from pytest_toolcall.runner.collect import CATALOG, TEST_UNIT, UNIT
+
+#: The benchmark that counts the Python tests using ``toolcall_chat``.
+CASES = "cases"
 
 
 @pytest.fixture(scope="session")
@@ -29,11 +34,45 @@ def toolcall_model(pytestconfig: pytest.Config) -> Model:
 
 
 @pytest.fixture
+def toolcall_unit(request: pytest.FixtureRequest) -> Unit:
+    """The unit of an item of a user's file (a benchmark function's items get it as a parameter)."""
+    return request.node.stash[UNIT]
+
+
+@pytest.fixture
 def toolcall_record(request: pytest.FixtureRequest, toolcall_unit: Unit) -> dict[str, Any]:
     """The result record of this item; it travels to the summary on the item's teardown report."""
-    record = new_record(toolcall_unit)
-    request.node.stash[RECORD] = record
+    return _new_record(request.node, toolcall_unit)
+
+
+def _new_record(item: pytest.Item, unit: Unit) -> dict[str, Any]:
+    record = new_record(unit)
+    item.stash[RECORD] = record
     return record
+
+
+@pytest.fixture
+def toolcall_chat(request: pytest.FixtureRequest, toolcall_model: Model, toolcall_settings: Settings) -> Iterator[Any]:
+    """``toolcall_chat(messages_or_prompt, tools=None, **settings) -> ToolCallResponse``: ask the model
+    under test (through the response store and the run's concurrency). The test is counted in the
+    ``cases`` block like a case: file = its module, tags = its markers, its verdict = what it raised
+    (the failure kind of a failed ``assert_tool_calls``)."""
+    cases = request.config.stash[CATALOG].benchmarks[CASES]
+    unit = cases.test_unit(request.node)
+    _new_record(request.node, unit)
+    request.node.stash[TEST_UNIT] = unit
+    with cases.python_test(unit, toolcall_model, oracle=toolcall_settings.is_oracle) as chat:
+        yield chat
+
+
+@pytest.fixture
+def acebench_env() -> Callable[..., Any]:
+    """``acebench_env("phone" | "food" | "travel", lang="en", config=None)``: a fresh simulated ACEBench
+    environment with ``.tools`` (OpenAI tool definitions), ``.call(name, arguments)``,
+    ``.tool_messages(response)`` and ``.state()`` (its end state)."""
+    from pytest_toolcall.benchmarks.acebench.agents.native import SimulatedEnvironment
+
+    return SimulatedEnvironment.create
 
 
 @pytest.fixture

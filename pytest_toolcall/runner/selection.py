@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 import pytest
 
-from pytest_toolcall.core.benchmark import Benchmark, is_benchmark_nodeid
+from pytest_toolcall.core.benchmark import Benchmark, is_module_nodeid
 
 #: The node ids requested on the command line travel to xdist workers in their ``workerinput``.
 WORKER_INPUT = "toolcall_nodeids"
@@ -22,21 +22,22 @@ _NAME = re.compile(r"[A-Za-z_]\w*")
 
 def take_nodeid_arguments(config: pytest.Config) -> list[str]:
     """Remove benchmark node ids from the path arguments and return them."""
-    requested = [arg for arg in config.args if is_benchmark_nodeid(arg)]
+    requested = [arg for arg in config.args if is_module_nodeid(arg)]
     if requested:
-        config.args = [arg for arg in config.args if not is_benchmark_nodeid(arg)]
+        config.args = [arg for arg in config.args if not is_module_nodeid(arg)]
     return requested or list(getattr(config, "workerinput", {}).get(WORKER_INPUT) or [])
 
 
 def keep_requested(items: list[pytest.Item], requested: list[str], config: pytest.Config) -> None:
-    """Deselect the benchmark items that were not requested (other tests are not touched)."""
+    """Deselect the benchmark items that were not requested (other tests, and the items of case
+    files, which pytest selects by their own node ids, are not touched)."""
     wanted = set(requested)
     keep: list[pytest.Item] = []
     drop: list[pytest.Item] = []
     matched: set[str] = set()
     for item in items:
         function = item.nodeid.split("[", 1)[0]
-        if not is_benchmark_nodeid(item.nodeid):
+        if not is_module_nodeid(item.nodeid):
             keep.append(item)
         elif item.nodeid in wanted or function in wanted:
             keep.append(item)

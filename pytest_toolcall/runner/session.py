@@ -38,7 +38,11 @@ class ToolcallRun:
                 check_api_key(settings)
         # (Workers open the store the controller checked; xdist has not started them yet.)
         self.store_repaired = "" if hasattr(config, "workerinput") else check_store(config, settings)
-        benchmarks = {name: classes[name](settings) for name in settings.benches}
+        # The selected benchmarks, and those of the users' own files (case files): these are active
+        # in every run, since their items come from whatever paths pytest is given.
+        own_files = [n for n, cls in classes.items() if cls.file_suffixes and n not in settings.benches]
+        names = [*settings.benches, *own_files]
+        benchmarks = {name: classes[name](settings) for name in names}
         self.requested = selection.take_nodeid_arguments(config)
         config.stash[collect.CATALOG] = collect.Catalog(settings, benchmarks)
         self.config = config
@@ -70,7 +74,7 @@ class ToolcallRun:
         endpoint = redact_url(s.base_url) or f"{OPENAI_DEFAULT_URL} (the SDK's default)"
         if not s.sends_requests:
             endpoint = "none (oracle)"
-        parts = [f"toolcall: model={s.model} endpoint={endpoint} bench={','.join(s.benches)}"]
+        parts = [f"toolcall: model={s.model} endpoint={endpoint} bench={','.join(s.benches) or 'none'}"]
         parts += filter(None, (benchmark.header() for benchmark in self.benchmarks.values()))
         repaired = [f"toolcall: response store {self.store_repaired}"] if self.store_repaired else []
         return [
@@ -85,10 +89,15 @@ class ToolcallRun:
     @pytest.hookimpl(wrapper=True)
     def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
         report = yield
-        if isinstance(collector, pytest.Session) and report.passed:
-            self.catalog  # load before the module collects  # noqa: B018
-            report.result.append(collect.benchmark_module(collector))
+        if isinstance(collector, pytest.Session) and report.passed and self.catalog.module_benchmarks:
+            report.result.append(collect.benchmark_module(collector))  # (the catalog loads first)
         return report
+
+    def pytest_collect_file(self, file_path: Any, parent: pytest.Collector) -> pytest.Collector | None:
+        name = self.config.stash[collect.CATALOG].file_benchmark(file_path)
+        if name is None:
+            return None
+        return collect.BenchmarkFile.from_parent(parent, path=file_path, benchmark=name)
 
     def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
         if metafunc.definition.nodeid.startswith(f"{MODULE_NODEID}::"):
@@ -99,7 +108,13 @@ class ToolcallRun:
         if report.failed and is_benchmark_nodeid(report.nodeid):
             self.data_problems.append(report.nodeid)
 
+    @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[Any]) -> None:
+        # Before -m deselects: an ordinary test asking the model through a benchmark's fixture
+        # carries that benchmark's marker (``-m cases`` selects the Python tests of cases too).
+        for item in items:
+            if "toolcall_chat" in getattr(item, "fixturenames", ()) and collect.UNIT not in item.stash:
+                item.add_marker("cases")
         if self.requested:
             selection.keep_requested(items, self.requested, config)
 
@@ -166,6 +181,12 @@ class ToolcallRun:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
         record = item.stash.get(RECORD, None)
+        test_unit = item.stash.get(collect.TEST_UNIT, None)
+        if record is not None and test_unit is not None and call.when == "call":
+            # An ordinary test counted in a benchmark: its verdict is what its call raised.
+            error = call.excinfo.value if call.excinfo is not None else None
+            verdict = self.catalog.benchmarks[test_unit.benchmark].score(test_unit, error)
+            record.update(verdict.fields, score=1.0 if verdict.passed else 0.0)
         if record is not None and call.when == "teardown":
             item.user_properties.extend(report.testcase_properties(record))
         rep = yield
@@ -271,7 +292,7 @@ class ToolcallRun:
         samples = []
         for record in self.collector.records.values():
             if "benchmark" not in record:
-                unit = self.catalog.unit(record["nodeid"])
+                unit = self.catalog.unit(record["nodeid"], self.config.rootpath)
                 record = {**unit.identity(), **record} if unit is not None else {**record, "benchmark": None}
             samples.append(record)
         return samples

@@ -231,7 +231,10 @@ def test_a_general_fc_line_that_is_not_json(pytester: pytest.Pytester) -> None:
     [
         (["--toolcall-lang=fr"], "--toolcall-lang: unknown value fr; choose from en, zh"),
         (["--toolcall-lang=en,klingon"], "--toolcall-lang: unknown value klingon"),
-        (["--toolcall-bench=bfcl"], "--toolcall-bench: unknown value bfcl; choose from acebench, general_fc"),
+        (
+            ["--toolcall-bench=nope"],
+            "--toolcall-bench: unknown value nope; choose from acebench, bfcl, cases, general_fc",
+        ),
         (["--toolcall-fail-under=normal_atom_boool=0.5"], "unknown metric 'normal_atom_boool'"),
         (["--toolcall-fail-under=fr.overall=0.5"], "unknown language 'fr'"),
         (["--toolcall-cache-mode=sometimes"], "--toolcall-cache-mode: unknown value sometimes"),

@@ -9,7 +9,7 @@ the two files, not by id, so we do the same and report a pair whose ids differ a
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,8 @@ class BfclSample:
     question: list[list[dict[str, Any]]]
     functions: list[dict[str, Any]]
     ground_truth: list[dict[str, Any]] | None
+    #: Where the entry is written (``path:line``), for messages.
+    source: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -165,6 +167,7 @@ def load_category(category: str, data_dir: Path | None = None) -> tuple[list[Bfc
                 question=obj["question"],
                 functions=obj["function"],
                 ground_truth=ground_truth,
+                source=f"{path}:{number}",
             )
         )
     return samples, problems
@@ -180,4 +183,79 @@ def load_samples(
         got, bad = load_category(category, data_dir)
         samples.extend(got)
         problems.extend(bad)
+    return samples, problems
+
+
+# --------------------------------------------------------------------------------------------------
+# Multi-turn categories
+
+MULTI_TURN_CATEGORIES = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
+
+
+@dataclass(frozen=True)
+class MultiTurnSample:
+    """One official multi-turn entry: ``entry`` as in the file (``question`` turns, ``initial_config``,
+    ``involved_classes``, ``missed_function``...), ``ground_truth`` the official call strings per turn."""
+
+    id: str
+    category: str
+    entry: dict[str, Any]
+    ground_truth: list[list[str]]
+    source: str | None = field(default=None, compare=False)
+
+
+def _multi_turn_problem(obj: dict[str, Any]) -> str | None:
+    if not isinstance(obj.get("id"), str):
+        return "missing string 'id'"
+    question = obj.get("question")
+    if not isinstance(question, list) or not question or not all(isinstance(turn, list) for turn in question):
+        return "'question' is not a non-empty list of turns"
+    classes = obj.get("involved_classes")
+    if not isinstance(classes, list) or not all(isinstance(name, str) for name in classes):
+        return "'involved_classes' is not a list of class names"
+    if not isinstance(obj.get("initial_config", {}), dict):
+        return "'initial_config' is not an object"
+    return None
+
+
+def load_multi_turn_category(
+    category: str, data_dir: Path | None = None
+) -> tuple[list[MultiTurnSample], list[Problem]]:
+    """All entries of one multi-turn category with their ground truth (paired by position, as the
+    official runner pairs them), and the problems met on the way."""
+    if category not in MULTI_TURN_CATEGORIES:
+        raise ValueError(f"not a multi-turn BFCL category: {category!r}")
+    problems: list[Problem] = []
+    path = category_file(category, data_dir)
+    entries = _read_json_lines(path, problems)
+    answer_path = answer_file(category, data_dir)
+    answers = _read_json_lines(answer_path, problems)
+    if len(answers) != len(entries):
+        problems.append(Problem(str(answer_path), 0, f"{len(answers)} possible answers for {len(entries)} questions"))
+    samples: list[MultiTurnSample] = []
+    for index, (number, obj) in enumerate(entries):
+        why = _multi_turn_problem(obj)
+        if why:
+            problems.append(Problem(str(path), number, why))
+            continue
+        if index >= len(answers):
+            problems.append(Problem(str(path), number, "no possible answer at this position"))
+            continue
+        answer_line, answer = answers[index]
+        truth = answer.get("ground_truth")
+        if answer.get("id") != obj["id"]:
+            problems.append(
+                Problem(str(answer_path), answer_line, f"id {answer.get('id')!r} where {obj['id']!r} expected")
+            )
+            continue
+        if not (
+            isinstance(truth, list)
+            and len(truth) == len(obj["question"])
+            and all(isinstance(turn, list) and all(isinstance(call, str) for call in turn) for turn in truth)
+        ):
+            problems.append(
+                Problem(str(answer_path), answer_line, "'ground_truth' is not one list of call strings per turn")
+            )
+            continue
+        samples.append(MultiTurnSample(obj["id"], category, obj, truth, source=f"{path}:{number}"))
     return samples, problems

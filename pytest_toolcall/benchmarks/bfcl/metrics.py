@@ -12,6 +12,10 @@ The official leaderboard combines categories in a fixed way:
 * agentic = mean of the web-search mean and the memory mean (not run here: 0 officially);
 * overall = 10 % non-live + 10 % live + 10 % irrelevance + 30 % multi-turn + 40 % agentic.
 
+The agentic categories (web search, memory) and format sensitivity are not part of this plugin, so
+the overall score is always partial: renormalised over the groups that ran, the official value (with
+agentic counted 0) beside it.
+
 A category that was not run counts as 0 in the official numbers (with its full dataset size as weight
 in the live mean). Since a run over a subset of categories would then look dreadful, each score is also
 given renormalised over what was run, marked ``partial``; the official value is kept beside it.
@@ -125,9 +129,10 @@ def summary_scores(
     run = {name: score for name, score in groups.items() if score.value is not None}
     run_weight = sum(OVERALL_WEIGHTS[name] for name in run)
     value = sum(OVERALL_WEIGHTS[name] * score.value for name, score in run.items()) / run_weight if run else None
-    # Agentic is outside this plugin by design: it counts 0 in ``official`` but does not make the
-    # renormalised value partial; the other groups do when they are incomplete.
-    overall = Score(value, official, any(score.partial for name, score in groups.items() if name != "agentic"))
+    # Agentic (40 % of the official overall) is outside this plugin by design: it counts 0 in
+    # ``official`` and leaves the renormalised value always partial, since that value never covers
+    # what the leaderboard's overall covers.
+    overall = Score(value, official, True)
     return {
         "simple": simple,
         "non_live": non_live,
@@ -157,3 +162,100 @@ def metrics_block(
         categories[name] = entry
     summary = summary_scores(scores, multi_turn)
     return {"categories": categories, "scores": {name: score.as_dict() for name, score in summary.items()}}
+
+
+# --------------------------------------------------------------------------------------------------
+# The plugin's metrics block, from the records of a run
+
+#: Every category this plugin knows, in the official order.
+ALL_CATEGORIES = (
+    "simple_python",
+    "simple_java",
+    "simple_javascript",
+    "multiple",
+    "parallel",
+    "parallel_multiple",
+    "irrelevance",
+    *LIVE_AST,
+    "live_irrelevance",
+    "live_relevance",
+    *MULTI_TURN,
+)
+#: Which categories each summary score is made of (a short or errored member makes it partial).
+SCORE_MEMBERS: dict[str, tuple[str, ...]] = {
+    "simple": SIMPLE_GROUP,
+    "non_live": tuple(c for group in NON_LIVE_GROUPS for c in group),
+    "live": LIVE_AST,
+    "irrelevance": IRRELEVANCE,
+    "relevance": RELEVANCE,
+    "multi_turn": MULTI_TURN,
+    "agentic": (),
+    "overall": ALL_CATEGORIES,
+}
+#: The summary scores shown as groups (the sub-group "simple" and the absent "agentic" aside).
+GROUP_NAMES = ("non_live", "live", "irrelevance", "relevance", "multi_turn")
+#: Official categories this plugin does not run.
+OUT_OF_SCOPE = ("web_search", "memory", "format_sensitivity")
+#: Outcomes of items that did not run to a verdict on purpose: in no denominator.
+NOT_SCORED = {"skipped"}
+
+
+def bfcl_metrics(records: Iterable[Mapping[str, Any]], sizes: Mapping[str, int], mode: str) -> dict[str, Any]:
+    """The ``bfcl`` metrics block from the records of a run (``score`` 1.0 = passed; ``ceiling`` per
+    record) and the number of units of each loaded category before any selection (``sizes``).
+
+    A category counts every item that ran, errors included (an item whose request failed did not
+    pass); a category with fewer items than the data holds, or with errors, makes every score it is
+    part of partial, as a category that did not run at all does."""
+    from pytest_toolcall.core.failure_kinds import failure_kind_counts
+    from pytest_toolcall.results.statistics import wilson
+
+    by_category: dict[str, list[Mapping[str, Any]]] = {}
+    for record in records:
+        if record.get("outcome") not in NOT_SCORED:
+            by_category.setdefault(str(record.get("category")), []).append(record)
+    categories: dict[str, dict[str, Any]] = {}
+    for name in ALL_CATEGORIES:
+        rows = by_category.get(name)
+        if not rows:
+            continue
+        n = len(rows)
+        passed = sum(1 for r in rows if r.get("score") == 1.0)
+        errors = sum(1 for r in rows if r.get("outcome") == "error")
+        ceilings = [r["ceiling"] for r in rows if isinstance(r.get("ceiling"), (int, float))]
+        interval = wilson(passed, n)
+        categories[name] = {
+            "n": n,
+            "passed": passed,
+            "failed": n - passed - errors,
+            "errors": errors,
+            "accuracy": passed / n,
+            "ci95": list(interval) if interval else None,
+            "ceiling": sum(ceilings) / len(ceilings) if ceilings else None,
+        }
+    counts = {name: CategoryScore(m["passed"], m["n"]) for name, m in categories.items()}
+    missing = [name for name in ALL_CATEGORIES if name not in categories]
+    short = [name for name, m in categories.items() if m["n"] < sizes.get(name, m["n"])]
+    errored = [name for name, m in categories.items() if m["errors"]]
+    incomplete = set(short) | set(errored)
+    scores = {}
+    for name, score in summary_scores(counts).items():
+        entry = score.as_dict()
+        entry["partial"] = score.partial or bool(incomplete & set(SCORE_MEMBERS[name]))
+        scores[name] = entry
+    return {
+        "mode": mode,
+        "categories": categories,
+        "scores": scores,
+        # The same numbers in the shape every block shares (groups, overall), for the HTML report.
+        "groups": {name: scores[name]["value"] for name in GROUP_NAMES},
+        "groups_official": {name: scores[name]["official"] for name in GROUP_NAMES},
+        "overall": scores["overall"]["value"],
+        "overall_official": scores["overall"]["official"],
+        "partial": scores["overall"]["partial"],
+        "missing_categories": missing,
+        "short_categories": short,
+        "errors": sum(m["errors"] for m in categories.values()),
+        "out_of_scope": list(OUT_OF_SCOPE),
+        "failure_kinds": failure_kind_counts([r for rows in by_category.values() for r in rows]),
+    }

@@ -190,9 +190,16 @@ def build_request(sample: BfclSample, mode: str) -> BfclRequest:
     if mode == "fc":
         tools = openai_tools(functions)
         return BfclRequest(messages=messages, tools=tools or None)
+    return BfclRequest(messages=with_system_prompt(messages, functions), tools=None)
+
+
+def with_system_prompt(messages: list[dict[str, Any]], functions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Prompting mode: the first turn's messages with the default system prompt listing ``functions``
+    (already hinted) merged into the first message when that is a system message, else put first."""
+    messages = copy.deepcopy(messages)
     prompt = default_system_prompt(functions)
     if messages and messages[0].get("role") == "system":
         messages[0]["content"] = prompt + "\n\n" + messages[0]["content"]
     else:
         messages.insert(0, {"role": "system", "content": prompt})
-    return BfclRequest(messages=messages, tools=None)
+    return messages

@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from pytest_toolcall.benchmarks.cases.format import expect_problem
 from pytest_toolcall.benchmarks.cases.matching import CaseVerdict
-from pytest_toolcall.benchmarks.cases.response import ToolCallResponse, judge_response
+from pytest_toolcall.benchmarks.cases.response import OracleResponse, ToolCallResponse, judge_response
 from pytest_toolcall.benchmarks.general_fc.dataset import schema_problem
 from pytest_toolcall.model.types import ChatResponse
 
@@ -32,7 +35,31 @@ def check_tool_calls(
         problem = expect_problem(expect, names)
     if problem:
         raise ValueError(f"assert_tool_calls: invalid expect/tools: {problem}")
-    return judge_response(response, expect, tools)
+    if isinstance(response, OracleResponse):
+        response.settle(expect, tools)
+    verdict = judge_response(response, expect, tools)
+    observer = _OBSERVER.get()
+    if observer is not None:
+        observer(expect, verdict)
+    return verdict
+
+
+Observer = Callable[[dict[str, Any], CaseVerdict], None]
+_OBSERVER: ContextVar[Observer | None] = ContextVar("toolcall_assertion_observer", default=None)
+
+
+@contextmanager
+def observing(observer: Observer) -> Iterator[None]:
+    """Every expectation checked meanwhile (in this thread or task) is passed to ``observer`` with its
+    verdict: how a Python test's record gets the expectations it asserted."""
+    token = _OBSERVER.set(observer)
+    try:
+        yield
+    finally:
+        try:
+            _OBSERVER.reset(token)
+        except ValueError:  # resumed in another context (a plugin running fixtures in copied contexts)
+            _OBSERVER.set(None)
 
 
 def assert_tool_calls(

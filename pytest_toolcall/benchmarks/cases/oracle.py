@@ -37,6 +37,20 @@ def oracle_answer(case: Case) -> dict[str, Any]:
     return _answer(case.expect, case.tools)
 
 
+def oracle_reply(expect: dict[str, Any], tools: list[dict[str, Any]]) -> dict[str, Any]:
+    """The oracle's answer to an expectation of a Python test (``assert_tool_calls``), in the shape of
+    ``oracle_answer``; ``OracleError`` when it cannot build one (a call to a tool not offered)."""
+    offered = {t["function"]["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("function"), dict)}
+    missing = sorted({call["name"] for call in _all_calls(expect)} - offered)
+    if missing:
+        raise OracleError(f"it expects a call to {', '.join(map(repr, missing))}, which the request does not offer")
+    return _answer(expect, tools)
+
+
+def _all_calls(expect: dict[str, Any]) -> list[dict[str, Any]]:
+    return [*(expect.get("calls") or []), *(c for a in expect.get("any_of") or [] for c in _all_calls(a))]
+
+
 def check_oracle(case: Case) -> None:
     """Raises ``OracleError`` when the oracle's answer does not pass the case."""
     from pytest_toolcall.benchmarks.cases.response import judge_case

@@ -39,6 +39,65 @@ class ToolCallResponse:
         calls = tuple(_public_call(call, position) for position, call in enumerate(response.tool_calls, start=1))
         return cls(response.content, calls, response.finish_reason, usage, response.reasoning, response.latency_s)
 
+    def to_message(self) -> dict[str, Any]:
+        """This answer as the assistant message of the OpenAI chat format, to send back in the next
+        request of a conversation (the raw argument strings, exactly as received)."""
+        message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.tool_calls:
+            message["tool_calls"] = [
+                {
+                    "id": call.id or f"call_{position}",
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": call.raw_arguments},
+                }
+                for position, call in enumerate(self.tool_calls, start=1)
+            ]
+        return message
+
+
+class OracleResponse(ToolCallResponse):
+    """The oracle's answer to a Python test's request. The oracle answers an expectation, and a test
+    states its expectation only when it asserts: the answer is settled by the first
+    ``assert_tool_calls`` (or ``check_tool_calls``) it meets, as the oracle's answer to that ``expect``.
+    Read before any assertion, it is settled as a text answer (the oracle's answer to ``no_call``)."""
+
+    def __init__(self, tools: list[dict[str, Any]] | None) -> None:  # no dataclass __init__: fields are read lazily
+        object.__setattr__(self, "_tools", tools)
+        object.__setattr__(self, "_settled", None)
+
+    def settle(self, expect: dict[str, Any], tools: list[dict[str, Any]] | None) -> None:
+        """Become the oracle's answer to ``expect`` (the first alternative of ``any_of``; a schema-valid
+        call for ``should_call_tool: true``); once settled, an answer never changes."""
+        if self._settled is not None:
+            return
+        from pytest_toolcall.benchmarks.cases.oracle import OracleError, oracle_reply
+
+        offered = tools if tools is not None else self._tools or []
+        try:
+            reply = oracle_reply(expect, offered)
+        except OracleError as exc:
+            reply = {"content": f"[the oracle cannot answer this expectation: {exc}]"}
+        calls = reply.get("tool_calls") or []
+        chat = ChatResponse(reply.get("content"), "tool_calls" if calls else "stop", list(calls))
+        object.__setattr__(self, "_settled", ToolCallResponse.from_chat_response(chat))
+
+    def _answer(self) -> ToolCallResponse:
+        if self._settled is None:
+            self.settle({"no_call": True}, None)
+        return self._settled
+
+    @property  # type: ignore[override]
+    def content(self) -> str | None:
+        return self._answer().content
+
+    @property  # type: ignore[override]
+    def tool_calls(self) -> tuple[ToolCall, ...]:
+        return self._answer().tool_calls
+
+    @property  # type: ignore[override]
+    def finish_reason(self) -> str | None:
+        return self._answer().finish_reason
+
 
 def _public_call(call: dict[str, Any], position: int) -> ToolCall:
     raw = call.get("arguments")

@@ -1,0 +1,328 @@
+"""BFCL behind the benchmark protocol: one official entry is one unit, asked in the selected mode
+(``fc``: native tool calls; ``prompting``: the official default system prompt) with the official
+generation settings, and judged by the official checker's rules.
+
+Generation settings: BFCL requests carry the official runner's own (temperature 0.001, no
+``max_tokens``), whatever ``--toolcall-temperature`` and ``--toolcall-max-tokens`` say. Those options
+default to ACEBench's official runner values and a run cannot tell a default from a value the user
+typed, so letting them win would make every default BFCL run differ from the official one.
+
+A multi-turn entry is one unit too: a dialogue (``Dialogue`` plan) run by the official inference
+loop against simulated backends, graded by the official state and response checks.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pytest_toolcall.benchmarks.bfcl.data import LIVE, NON_LIVE
+from pytest_toolcall.benchmarks.bfcl.metrics import ALL_CATEGORIES, MULTI_TURN
+from pytest_toolcall.core.benchmark import Benchmark, Dialogue, Loaded, Models, Plan, Requests, Unit, Verdict
+from pytest_toolcall.core.settings import Option, parse_choices, usage_error
+from pytest_toolcall.model.types import ChatRequest, ChatResponse
+from pytest_toolcall.text import one_line
+
+MODES = ("fc", "prompting")
+#: Groups accepted by ``--toolcall-bfcl-categories`` besides category names.
+CATEGORY_GROUPS: dict[str, tuple[str, ...]] = {
+    "all": ALL_CATEGORIES,
+    "non_live": NON_LIVE,
+    "live": LIVE,
+    "multi_turn": MULTI_TURN,
+}
+#: What the official runner sends besides messages and tools; None = the field is left out.
+GENERATION = {"temperature": 0.001, "max_tokens": None}
+#: Gate names besides the categories: summary scores (``irrelevance`` is the category's name).
+SCORE_GATES = ("non_live", "live", "multi_turn", "overall")
+
+
+def group_of(category: str) -> str:
+    if category in MULTI_TURN:
+        return "multi_turn"
+    return "live" if category.startswith("live_") else "non_live"
+
+
+class BFCL(Benchmark):
+    name = "bfcl"
+    markers: ClassVar[Mapping[str, str]] = {
+        "non_live": "BFCL non-live category",
+        "live": "BFCL live category",
+        "multi_turn": "BFCL multi-turn category",
+        **{category: f"BFCL category {category}" for category in ALL_CATEGORIES},
+    }
+    options = (
+        Option(
+            "bfcl-mode",
+            "BFCL mode: fc (native tool calling) or prompting (the official default system prompt, "
+            "calls written as python text)",
+            default="fc",
+            metavar="MODE",
+        ),
+        Option(
+            "bfcl-categories",
+            "BFCL categories to load, comma-separated: category names, non_live, live, multi_turn or all",
+            default="all",
+            metavar="LIST",
+        ),
+    )
+
+    def __init__(self, settings: Any) -> None:
+        super().__init__(settings)
+        modes = parse_choices("bfcl-mode", settings.option("bfcl-mode"), MODES)
+        if len(modes) != 1:
+            raise usage_error("bfcl-mode", f"one mode, not {', '.join(modes)}")
+        self.mode = modes[0]
+        names = (*CATEGORY_GROUPS, *ALL_CATEGORIES)
+        chosen = parse_choices("bfcl-categories", settings.option("bfcl-categories"), names)
+        categories = [c for name in chosen for c in CATEGORY_GROUPS.get(name, (name,))]
+        self.categories = tuple(c for c in ALL_CATEGORIES if c in categories)  # official order
+        #: Units per category in the data, before --toolcall-limit: a short category is partial.
+        self.sizes: dict[str, int] = {}
+        self._reference_failures: dict[str, str | None] = {}
+
+    def header(self) -> str:
+        # The generic temperature/max_tokens on the next header line do not apply to BFCL requests.
+        return f"bfcl={pinned_commit()[:7]} bfcl-mode={self.mode} bfcl-sampling=official(temperature=0.001)"
+
+    def datasets(self) -> dict[str, Any]:
+        from pytest_toolcall.benchmarks.bfcl.source_calls import EXACT
+
+        return {
+            "commit": pinned_commit(),
+            "mode": self.mode,
+            "categories": list(self.categories),
+            "generation": dict(GENERATION),
+            # Java/JavaScript replies in prompting mode are read exactly as officially only with the
+            # optional tree-sitter packages; a hand-written reader stands in without them.
+            "java_js_reader": "tree-sitter" if EXACT else "hand-written (tree-sitter not installed)",
+        }
+
+    # --- data ------------------------------------------------------------------------------------
+
+    def load(self) -> Loaded:
+        from pytest_toolcall.benchmarks.bfcl.data import load_category, load_multi_turn_category
+
+        loaded = Loaded(units=[])
+        for category in self.categories:
+            load = load_multi_turn_category if category in MULTI_TURN else load_category
+            samples, problems = load(category)
+            self.sizes[category] = len(samples)
+            loaded.units += [self.unit(sample) for sample in samples[: self.settings.limit]]
+            loaded.problems += [(f"bfcl[{category}]", str(problem)) for problem in problems]
+        return loaded
+
+    def unit(self, sample: Any) -> Unit:
+        return Unit(
+            benchmark=self.name,
+            key=f"{sample.category}/{sample.id}",
+            category=sample.category,
+            id=sample.id,
+            markers=(group_of(sample.category), sample.category),
+            sample=sample,
+            source=sample.source,
+        )
+
+    # --- asking ----------------------------------------------------------------------------------
+
+    def plan(self, unit: Unit, models: Models) -> Plan:
+        from pytest_toolcall.benchmarks.bfcl.request import GENERATION_SETTINGS, build_request
+
+        sampling = {**GENERATION, **GENERATION_SETTINGS}
+        if unit.category in MULTI_TURN:
+            from pytest_toolcall.benchmarks.bfcl.multi_turn_dialogue import run_with_model, run_with_oracle
+
+            if models.oracle:
+                return Dialogue(functools.partial(run_with_oracle, unit.sample, self.mode))
+            return Dialogue(functools.partial(run_with_model, unit.sample, self.mode, models.model, sampling))
+        request = build_request(unit.sample, self.mode)
+        sampling.update(request.settings)
+        reference = oracle_reply(unit.sample, self.mode) if models.oracle else None
+        return Requests([ChatRequest(request.messages, tools=request.tools, sampling=sampling, reference=reference)])
+
+    # --- scoring ---------------------------------------------------------------------------------
+
+    def score(self, unit: Unit, answer: Any) -> Verdict:
+        from pytest_toolcall.benchmarks.bfcl.checker import check_answer
+
+        if unit.category in MULTI_TURN:
+            return self._score_dialogue(unit, answer)
+        (response,) = answer
+        calls = reply_calls(response)
+        verdict = check_answer(unit.sample, response.content, calls, self.mode)
+        fields: dict[str, Any] = {
+            "output": response.content,
+            "tool_calls": calls,
+            "mode": self.mode,
+            "error_type": verdict.error_type,
+            "failure_kind": verdict.error_type,  # BFCL keeps the official error types
+            "ceiling": self.ceiling(unit),
+        }
+        if verdict.valid:
+            return Verdict(True, fields=fields)
+        message = failure_message(unit.sample, response, calls, verdict, self.mode)
+        return Verdict(False, message, fields, brief="\n".join(message.splitlines()[:2]))
+
+    def _score_dialogue(self, unit: Unit, run: Any) -> Verdict:
+        from pytest_toolcall.benchmarks.bfcl.multi_turn_dialogue import evaluate, transcript
+
+        verdict = evaluate(unit.sample, run, self.mode)
+        error_type = None if verdict["valid"] else verdict.get("error_type")
+        fields: dict[str, Any] = {
+            "output": run.result,
+            "mode": self.mode,
+            "error_type": error_type,
+            "failure_kind": error_type,
+            "ceiling": self.ceiling(unit),
+            "turns": len(run.result),
+            "force_quit": run.force_quit,
+        }
+        if verdict["valid"]:
+            return Verdict(True, fields=fields)
+        reason = verdict.get("error_message")
+        reason = "; ".join(map(str, reason)) if isinstance(reason, list) else str(reason)
+        brief = f"{error_type}: {reason}"
+        message = f"{brief}\nturns run: {len(run.result)} of {len(unit.sample.ground_truth)}\n{transcript(run)}"
+        decoded = verdict.get("model_result_decoded")
+        if decoded is not None:
+            message += f"\ndecoded calls per turn: {one_line(json.dumps(decoded), 1500)}"
+        message += f"\nground truth per turn: {one_line(json.dumps(unit.sample.ground_truth), 1500)}"
+        return Verdict(False, message, fields, brief=brief)
+
+    def ceiling(self, unit: Unit) -> float:
+        """1.0 when a reply giving the first possible answer passes the checker, else 0.0."""
+        return 0.0 if self.known_failure(unit) else 1.0
+
+    def known_failure(self, unit: Unit) -> str | None:
+        """Why the reply giving the unit's first possible answer fails the official checker (the item
+        is then an expected failure); computed once per unit of this process."""
+        if unit.key not in self._reference_failures and unit.category in MULTI_TURN:
+            from pytest_toolcall.benchmarks.bfcl.multi_turn_dialogue import evaluate, run_with_oracle
+
+            result = evaluate(unit.sample, run_with_oracle(unit.sample, self.mode), self.mode)
+            self._reference_failures[unit.key] = (
+                None
+                if result["valid"]
+                else f"the ground truth fails the official checker: {result.get('error_type')}: "
+                + one_line(str(result.get("error_message")), 200)
+            )
+        if unit.key not in self._reference_failures:
+            from pytest_toolcall.benchmarks.bfcl.oracle import oracle_verdict
+
+            verdict = oracle_verdict(unit.sample, self.mode)
+            self._reference_failures[unit.key] = (
+                None
+                if verdict.valid
+                else f"the first possible answer fails the official checker: {verdict.error_type}: "
+                + one_line("; ".join(verdict.errors), 200)
+            )
+        return self._reference_failures[unit.key]
+
+    def selection_hint(self, names: set[str]) -> str | None:
+        """A category (or group) named in -m/-k that --toolcall-bfcl-categories did not load."""
+        wanted = [name for name in (*CATEGORY_GROUPS, *ALL_CATEGORIES) if name in names and name != "all"]
+        unloaded = [name for name in wanted if not set(CATEGORY_GROUPS.get(name, (name,))) & set(self.categories)]
+        if not unloaded:
+            return None
+        return f"BFCL {', '.join(unloaded)} items are loaded with --toolcall-bfcl-categories={','.join(unloaded)}"
+
+    # --- results ---------------------------------------------------------------------------------
+
+    def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        from pytest_toolcall.benchmarks.bfcl.metrics import bfcl_metrics
+
+        if not records:
+            return {}
+        return {self.name: bfcl_metrics(records, self.sizes, self.mode)}
+
+    def summary(self, name: str, block: dict[str, Any]) -> list[str]:
+        from pytest_toolcall.benchmarks.bfcl.source_calls import EXACT
+        from pytest_toolcall.benchmarks.bfcl.summary import bfcl_table
+
+        lines = bfcl_table(block)
+        read_by_hand = [c for c in ("simple_java", "simple_javascript") if c in block["categories"]]
+        if block["mode"] == "prompting" and read_by_hand and not EXACT:
+            lines.append(
+                f"{', '.join(read_by_hand)}: replies read without tree-sitter, a few verdicts may differ from the "
+                "official ones (pip install 'pytest-toolcall[bfcl]')"
+            )
+        return lines
+
+    @classmethod
+    def claims_metric(cls, name: str) -> bool:
+        """``bfcl.<category>``, ``bfcl.non_live``, ``bfcl.live``, ``bfcl.multi_turn``, ``bfcl.overall``."""
+        if not name.startswith("bfcl."):
+            return False
+        metric = name.removeprefix("bfcl.")
+        if metric not in (*SCORE_GATES, *ALL_CATEGORIES):
+            raise ValueError(
+                f"unknown BFCL metric {name!r}; use bfcl.overall, bfcl.non_live, bfcl.live, bfcl.multi_turn "
+                "or bfcl.<category>"
+            )
+        return True
+
+    @classmethod
+    def gate_values(cls, name: str, metrics: dict[str, dict[str, Any]]) -> list[tuple[str, float | None]]:
+        block = metrics.get(cls.name)
+        metric = name.removeprefix("bfcl.")
+        if block is None:
+            return [(name, None)]
+        if metric in ALL_CATEGORIES:  # a category before a score of the same name
+            category = block["categories"].get(metric)
+            return [(name, category["accuracy"] if category else None)]
+        return [(name, block["scores"][metric]["value"])]
+
+    def suite_properties(self, name: str, block: dict[str, Any]) -> list[tuple[str, Any]]:
+        props: list[tuple[str, Any]] = [(f"{name}.mode", block["mode"]), (f"{name}.partial", block["partial"])]
+        props += [(f"{name}.{score}", s["value"]) for score, s in block["scores"].items() if s["value"] is not None]
+        for category, m in block["categories"].items():
+            props.append((f"{name}.{category}.accuracy", m["accuracy"]))
+            if m["ceiling"] is not None:
+                props.append((f"{name}.{category}.ceiling", m["ceiling"]))
+        return props
+
+
+def oracle_reply(sample: Any, mode: str) -> dict[str, Any]:
+    """The oracle model's reference for a sample: the reply giving its first possible answer."""
+    from pytest_toolcall.benchmarks.bfcl.oracle import oracle_answer
+
+    answer = oracle_answer(sample, mode)
+    calls = [{"id": f"call_{n}", **call} for n, call in enumerate(answer.tool_calls)]
+    return {"content": answer.content, "tool_calls": calls}
+
+
+def reply_calls(response: ChatResponse) -> list[dict[str, Any]]:
+    """The reply's tool calls as the checker takes them (name, raw JSON arguments)."""
+    return [{"name": call.get("name"), "arguments": call.get("arguments")} for call in response.tool_calls]
+
+
+def failure_message(sample: Any, response: ChatResponse, calls: list[dict[str, Any]], verdict: Any, mode: str) -> str:
+    """The official error type and what it is about (the parameter, the call), the reply, and what
+    the possible answer accepts."""
+    from pytest_toolcall.text import clip
+
+    reason = "; ".join(verdict.errors) or "no detail"
+    lines = [f"{verdict.error_type}: {reason}"]
+    if calls:
+        shown = ", ".join(f"{call['name']}({clip(call['arguments'], 300)})" for call in calls)
+        lines.append(f"reply ({mode}, tool calls): {shown}")
+    else:
+        lines.append(f"reply ({mode}, text): {clip(response.content, 600)}")
+    if response.finish_reason == "length":
+        lines.append("the reply was cut by the token limit (finish_reason length)")
+    if sample.ground_truth is not None:
+        lines.append(f"possible answer: {clip(json.dumps(sample.ground_truth, ensure_ascii=False), 600)}")
+    elif "irrelevance" in sample.category:
+        lines.append("possible answer: no function call")
+    else:
+        lines.append("possible answer: any function call")
+    return "\n".join(lines)
+
+
+@functools.cache
+def pinned_commit() -> str:
+    manifest = Path(__file__).with_name("manifest.json")
+    return json.loads(manifest.read_text(encoding="utf-8"))["commit"]

@@ -1,0 +1,78 @@
+"""The BFCL summary: a row per category, then the official summary scores."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tabulate import tabulate
+
+from pytest_toolcall.benchmarks.bfcl.metrics import OVERALL_WEIGHTS
+from pytest_toolcall.core.failure_kinds import failure_kind_line
+from pytest_toolcall.text import number
+
+_SCORE_ROWS = ("non_live", "live", "irrelevance", "relevance", "multi_turn", "overall")
+
+
+def bfcl_table(block: dict[str, Any]) -> list[str]:
+    rows = []
+    for name, m in block["categories"].items():
+        interval = m.get("ci95")
+        rows.append(
+            [
+                name,
+                m["n"],
+                m["passed"],
+                m["failed"],
+                m["errors"],
+                number(m["accuracy"]),
+                f"[{number(interval[0])}, {number(interval[1])}]" if interval else "-",
+                number(m["ceiling"]),
+            ]
+        )
+    table = tabulate(
+        rows,
+        headers=["category", "n", "passed", "failed", "errors", "accuracy", "95 % CI", "ceiling"],
+        colalign=("left", "right", "right", "right", "right", "right", "right", "right"),
+        disable_numparse=True,
+    )
+    lines = [*table.splitlines(), ""]
+    score_rows = []
+    for name in _SCORE_ROWS:
+        score = block["scores"][name]
+        score_rows.append(
+            [
+                name.upper(),
+                number(score["value"], 4),
+                number(score["official"], 4),
+                "partial" if score["partial"] else "",
+            ]
+        )
+    lines += tabulate(
+        score_rows,
+        headers=["score", "value", "official", ""],
+        colalign=("left", "right", "right", "left"),
+        disable_numparse=True,
+    ).splitlines()
+    lines.append(_notes(block))
+    if kinds := failure_kind_line(block.get("failure_kinds", {})):
+        lines.append(kinds)
+    return lines
+
+
+def _notes(block: dict[str, Any]) -> str:
+    """What the values are, in one line: the mode, what OVERALL covers, what did not run."""
+    ran = [group for group in OVERALL_WEIGHTS if block["scores"][group]["value"] is not None]
+    weights = "/".join(str(OVERALL_WEIGHTS[group]) for group in ran)
+    notes = [
+        f"mode {block['mode']}",
+        f"OVERALL renormalised over {', '.join(ran) or 'nothing'} (official weights {weights or '-'} of 100)",
+        f"official OVERALL counts what did not run as 0, agentic ({', '.join(block['out_of_scope'])}: "
+        "not part of this plugin) included",
+    ]
+    if block["missing_categories"]:
+        notes.append(f"not run: {', '.join(block['missing_categories'])}")
+    if block["short_categories"]:
+        notes.append(f"not all items: {', '.join(block['short_categories'])}")
+    if block["errors"]:
+        notes.append(f"{block['errors']} item(s) errored")
+    return "; ".join(notes)

@@ -1,0 +1,158 @@
+"""User cases behind the benchmark protocol: the ``cases`` benchmark.
+
+Its units come from the users' own files, wherever pytest finds them among the paths it is given:
+every case of a ``*.toolcall.yaml|yml|jsonl`` file is one item (``<file>::<case id>``), asked with
+its own messages, tools and generation settings, scored by the rules of the format. Python tests
+that ask through ``toolcall_chat`` are units too (``test_unit``), scored by what they raised. Both
+feed the ``cases`` metrics block: accuracy per file, per tag and overall.
+
+This module is imported whenever pytest starts (entry points): YAML and jsonschema are imported
+only when a case file is read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolcall.core.benchmark import Benchmark, Loaded, Models, Plan, Requests, Unit, Verdict
+from pytest_toolcall.model.types import ChatRequest, Model
+
+#: The same as ``format.SUFFIXES`` (not imported from there: that imports YAML).
+SUFFIXES = (".toolcall.yaml", ".toolcall.yml", ".toolcall.jsonl")
+GATE_KINDS = ("overall", "file.<stem>", "tag.<tag>")
+
+
+class Cases(Benchmark):
+    name = "cases"
+    file_suffixes = SUFFIXES
+
+    def load(self) -> Loaded:
+        return Loaded(units=[])  # every unit lives in a user's file
+
+    def load_file(self, path: Path, name: str) -> Loaded:
+        from pytest_toolcall.benchmarks.cases.format import CaseFileError, load_case_file
+
+        try:
+            cases = load_case_file(path)
+        except CaseFileError as exc:
+            # Named as pytest names the file (relative to the rootdir), at the offending case's line.
+            return Loaded(units=[], problems=[(name, f"{name}:{exc.line}: {exc.message}")])
+        return Loaded(units=[self._unit(dataclasses.replace(case, file=name)) for case in cases])
+
+    def _unit(self, case: Any) -> Unit:
+        return Unit(
+            benchmark=self.name,
+            key=case.id,
+            category=case.stem,
+            id=case.id,
+            markers=case.tags,
+            fields={"file": case.file, "line": case.line, "tags": list(case.tags)},
+            sample=case,
+            file=case.file,
+            source=f"{case.file}:{case.line}",
+        )
+
+    def test_unit(self, item: pytest.Item) -> Unit:
+        """The unit of a Python test using ``toolcall_chat``: file = its module, tags = its markers."""
+        from pytest_toolcall.benchmarks.cases.format import case_file_stem
+        from pytest_toolcall.benchmarks.cases.python_tests import PYTEST_MARKERS, PythonTest
+
+        file, _, key = item.nodeid.partition("::")
+        tags = tuple(dict.fromkeys(m.name for m in item.iter_markers() if m.name not in PYTEST_MARKERS))
+        _, line, _ = item.location
+        return Unit(
+            benchmark=self.name,
+            key=key,
+            category=case_file_stem(file),
+            id=key,
+            markers=tags,
+            fields={"file": file, "line": (line or 0) + 1, "tags": list(tags)},
+            sample=PythonTest(),
+            file=file,
+        )
+
+    @contextmanager
+    def python_test(self, unit: Unit, model: Model, oracle: bool) -> Iterator[Any]:
+        """The ``toolcall_chat`` function of a Python test's unit, recording what the test asserts."""
+        from pytest_toolcall.benchmarks.cases.python_tests import python_test
+
+        with python_test(unit.sample, model, oracle) as chat:
+            yield chat
+
+    def plan(self, unit: Unit, models: Models) -> Plan:
+        from pytest_toolcall.benchmarks.cases.oracle import oracle_answer
+
+        case = unit.sample
+        reference = oracle_answer(case) if models.oracle else None
+        # The case's own settings travel with the request: sent, and part of the store key.
+        return Requests([ChatRequest(case.messages, case.tools or None, case.sampling(), reference=reference)])
+
+    def score(self, unit: Unit, answer: Any) -> Verdict:
+        """A case: ``answer`` is its one response. A Python test: what its call raised (None: nothing)."""
+        from pytest_toolcall.benchmarks.cases.python_tests import PythonTest, python_test_fields
+
+        if isinstance(unit.sample, PythonTest):
+            passed, message, fields = python_test_fields(unit.sample, answer)
+            return Verdict(passed, message, fields)
+        from pytest_toolcall.benchmarks.cases.metrics import case_record
+        from pytest_toolcall.benchmarks.cases.response import judge_case
+
+        (response,) = answer
+        case = unit.sample
+        verdict = judge_case(case, response)
+        fields = {k: v for k, v in case_record(case, verdict).items() if k not in ("outcome", "score")}
+        fields.update(expect=case.expect, output=response.content, tool_calls=response.tool_calls)
+        fields["finish_reason"] = response.finish_reason
+        # The whole message is short (the kind, a line per difference, the answer): the report's reason.
+        return Verdict(verdict.passed, verdict.message, fields, brief=verdict.message)
+
+    def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        from pytest_toolcall.benchmarks.cases.metrics import cases_metrics
+        from pytest_toolcall.results.statistics import wilson
+
+        if not records:
+            return {}  # no case and no Python test ran: no block (a gate on it says "not measured")
+        block = cases_metrics(records)
+        for row in (*block["files"].values(), *block["tags"].values()):
+            row["ci95"] = _interval(wilson(row["passed"], row["n"]))
+        block["overall_ci95"] = _interval(wilson(block["passed"], block["n"]))
+        return {self.name: block}
+
+    def summary(self, name: str, block: dict[str, Any]) -> list[str]:
+        from pytest_toolcall.benchmarks.cases.summary import cases_table
+
+        return cases_table(block)
+
+    @classmethod
+    def claims_metric(cls, name: str) -> bool:
+        if not name.startswith("cases."):
+            return False
+        rest = name.removeprefix("cases.")
+        kind, _, value = rest.partition(".")
+        if rest != "overall" and not (kind in ("file", "tag") and value):
+            raise ValueError(f"unknown cases metric {name!r}; use cases.{', cases.'.join(GATE_KINDS)}")
+        return True
+
+    @classmethod
+    def gate_values(cls, name: str, metrics: dict[str, dict[str, Any]]) -> list[tuple[str, float | None]]:
+        from pytest_toolcall.benchmarks.cases.metrics import gate_value
+
+        block = metrics.get(cls.name)
+        return [(name, gate_value(name, block) if block else None)]
+
+    def suite_properties(self, name: str, block: dict[str, Any]) -> list[tuple[str, Any]]:
+        from pytest_toolcall.benchmarks.cases.metrics import gate_names, gate_value
+
+        properties = [(f"{name}.{key}", block[key]) for key in ("n", "passed", "errors", "skipped")]
+        gates = [(gate, gate_value(gate, block)) for gate in gate_names(block)]
+        return properties + [(gate, value) for gate, value in gates if value is not None]
+
+
+def _interval(bounds: tuple[float, float] | None) -> list[float] | None:
+    return list(bounds) if bounds is not None else None

@@ -1,0 +1,116 @@
+"""Python tests counted in the ``cases`` block: the ``toolcall_chat`` function they call, and what
+their record says (what they asked, what they asserted, the failure kind of what they raised).
+
+Such a test is a unit like a case: file = its module, key = its name, tags = its markers. Its verdict
+is the test's own: passed when its call raised nothing; a failed ``assert_tool_calls`` gives the
+failure kind and the per-call diff, any other exception only its text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from pytest_toolcall.benchmarks.cases.assertions import ToolCallAssertionError, observing
+from pytest_toolcall.benchmarks.cases.matching import CaseVerdict
+from pytest_toolcall.benchmarks.cases.response import OracleResponse, ToolCallResponse
+from pytest_toolcall.model.types import ChatRequest, Model, RequestError
+
+#: Markers of pytest itself, which say how a test runs, not what it is about: never tags.
+PYTEST_MARKERS = frozenset(
+    {"parametrize", "usefixtures", "filterwarnings", "skip", "skipif", "xfail", "tryfirst", "trylast", "cases"}
+)
+
+
+@dataclass
+class PythonTest:
+    """The sample of a Python test's unit: filled while the test runs."""
+
+    responses: list[ToolCallResponse] = field(default_factory=list)
+    #: (expect, verdict) of every expectation checked, in order.
+    assertions: list[tuple[dict[str, Any], CaseVerdict]] = field(default_factory=list)
+    latency_s: float = 0.0
+    error: str | None = None
+
+
+class RequestFailed(Exception):
+    """A request of the test got no answer after the configured retries: an error of the test."""
+
+
+class Chat:
+    """``toolcall_chat(messages_or_prompt, tools=None, **settings) -> ToolCallResponse``."""
+
+    def __init__(self, model: Model, oracle: bool, test: PythonTest) -> None:
+        self._model = model
+        self._oracle = oracle
+        self._test = test
+
+    def __call__(
+        self, messages_or_prompt: str | list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, **settings: Any
+    ) -> ToolCallResponse:
+        """Ask the model: a prompt (one user message) or OpenAI chat messages, with OpenAI tool
+        definitions. ``settings`` are request-body fields for this request (``temperature``,
+        ``max_tokens``, ``tool_choice``; ``extra_body``'s fields are sent at the top level), part of
+        the response store's key."""
+        if isinstance(messages_or_prompt, str):
+            messages = [{"role": "user", "content": messages_or_prompt}]
+        elif isinstance(messages_or_prompt, list) and all(isinstance(m, dict) for m in messages_or_prompt):
+            messages = [dict(m) for m in messages_or_prompt]
+        else:
+            raise TypeError("toolcall_chat: pass a prompt (str) or a list of OpenAI chat messages (dicts)")
+        if tools is not None and not isinstance(tools, list):
+            raise TypeError("toolcall_chat: tools must be a list of OpenAI tool definitions")
+        sampling = {k: v for k, v in settings.items() if k != "extra_body"}
+        sampling.update(settings.get("extra_body") or {})
+        if self._oracle:
+            response: ToolCallResponse = OracleResponse(tools)
+        else:
+            request = ChatRequest(json.loads(json.dumps(messages)), tools, sampling)
+            try:
+                answer = self._model.submit(request).result()
+            except RequestError as exc:
+                self._test.error = str(exc)
+                raise RequestFailed(f"request failed: {exc}") from None
+            response = ToolCallResponse.from_chat_response(answer, usage=getattr(answer, "usage", None))
+            self._test.latency_s += answer.latency_s
+        self._test.responses.append(response)
+        return response
+
+
+@contextmanager
+def python_test(test: PythonTest, model: Model, oracle: bool) -> Iterator[Chat]:
+    with observing(lambda expect, verdict: test.assertions.append((expect, verdict))):
+        yield Chat(model, oracle, test)
+
+
+def python_test_fields(test: PythonTest, error: BaseException | None) -> tuple[bool, str, dict[str, Any]]:
+    """(passed, message, record fields) of a finished Python test, from what its call raised."""
+    verdict = error.verdict if isinstance(error, ToolCallAssertionError) else None
+    if verdict is None and error is None:
+        # Passed: the last expectation it checked stands for it.
+        verdict = test.assertions[-1][1] if test.assertions else None
+    expect = next((e for e, v in reversed(test.assertions) if v is verdict), None)
+    last = test.responses[-1] if test.responses else None
+    fields: dict[str, Any] = {
+        "requests": len(test.responses),
+        "output": last.content if last is not None else None,
+        "tool_calls": [
+            {"id": c.id, "name": c.name, "arguments": c.raw_arguments} for c in (last.tool_calls if last else ())
+        ],
+        "expect": expect,
+        "assertions": len(test.assertions),
+        "failure_kind": verdict.failure_kind if verdict is not None and error is not None else None,
+        "reason": "" if error is None else (verdict.message if verdict is not None else _describe(error)),
+        "calls": [{**asdict(r), "problems": list(r.problems)} for r in verdict.calls] if verdict is not None else [],
+        "latency_s": round(test.latency_s, 4) if test.responses else None,
+        "error": test.error,
+    }
+    return error is None, fields["reason"], fields
+
+
+def _describe(error: BaseException) -> str:
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__

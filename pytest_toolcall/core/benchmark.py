@@ -48,12 +48,25 @@ class Unit:
     file: str | None = None
     #: Where the sample is written (``path:line``), for messages.
     source: str | None = field(default=None, compare=False)
+    #: Under ``--toolcall-repeat N``: which of the N attempts this item is (1-based); None without repeats.
+    attempt: int | None = None
+
+    @property
+    def param_id(self) -> str:
+        """The node id's parameter: the key, and ``@k`` for attempt k under repeats."""
+        return self.key if self.attempt is None else f"{self.key}@{self.attempt}"
 
     @property
     def nodeid(self) -> str:
         if self.file is not None:
-            return f"{self.file}::{self.key}"
-        return f"{MODULE_NODEID}::{self.benchmark}[{self.key}]"
+            return f"{self.file}::{self.param_id}"
+        return f"{MODULE_NODEID}::{self.benchmark}[{self.param_id}]"
+
+    @property
+    def asker(self) -> str:
+        """Who asks, for the response store's key: the unit and the attempt (attempt 1 without repeats,
+        so a later run with repeats reuses the answers as its first attempt)."""
+        return f"{self.benchmark}\x00{self.file or ''}\x00{self.key}\x00{self.attempt or 1}"
 
     def identity(self) -> dict[str, Any]:
         """The record fields that say which unit a record belongs to."""
@@ -63,6 +76,7 @@ class Unit:
             "lang": self.lang,
             "category": self.category,
             "id": self.id,
+            "repeat": self.attempt or 1,
             **self.fields,
         }
 
@@ -211,6 +225,20 @@ class Benchmark:
     def summary(self, name: str, block: dict[str, Any]) -> list[str]:
         """Terminal lines of one metrics block."""
         raise NotImplementedError
+
+    def compare(
+        self,
+        baseline_samples: list[dict[str, Any]],
+        baseline_metrics: dict[str, dict[str, Any]],
+        samples: list[dict[str, Any]],
+        blocks: dict[str, dict[str, Any]],
+    ) -> dict[str, dict[str, Any]]:
+        """This benchmark's metrics against a baseline run (``--toolcall-baseline``): full metric name
+        (``<block>.<metric>``) → ``results.comparison.compare_metric``'s fields plus ``gated`` (a
+        headline metric that ``--toolcall-fail-on-regression`` checks). ``baseline_samples`` and
+        ``samples`` are this benchmark's; ``baseline_metrics`` every block of the baseline. The default
+        compares nothing (the units that changed are still listed)."""
+        return {}
 
     @classmethod
     def claims_metric(cls, name: str) -> bool:

@@ -38,6 +38,8 @@ class Option:
     names_model: bool = False
     #: Giving the option selects its benchmark when --toolcall-bench is not given.
     selects: bool = False
+    #: The value given when the flag stands alone (``--toolcall-fail-on-regression``): the value is optional.
+    const: str | None = None
 
     @property
     def dest(self) -> str:
@@ -82,6 +84,38 @@ OPTIONS = (
     Option("html", "write a single-file HTML report to PATH", metavar="PATH"),
     Option("fail-under", "quality gate, e.g. overall=0.8,atom=0.9", metavar="METRIC=VALUE,..."),
     Option("max-errors", "request errors the gate tolerates", default="0", metavar="N"),
+    Option(
+        "repeat",
+        "run every unit N times, as N items (ids end in @1 ... @N), each asking anew",
+        default="1",
+        metavar="N",
+    ),
+    Option("baseline", "JSON report of an earlier run: changes, paired tests, regressed units", metavar="REPORT"),
+    Option(
+        "fail-on-regression",
+        "gate: fail on a significant regression against --toolcall-baseline (ALPHA default 0.05)",
+        metavar="ALPHA",
+        const="0.05",
+    ),
+    Option(
+        "gate-on",
+        "point: thresholds hold for the value; lower: for the lower bound of its 95 percent interval",
+        default="point",
+        metavar="point|lower",
+    ),
+    Option(
+        "gate-value",
+        "strict: thresholds hold for the smaller of the measured and the official value (missing units and "
+        "failed requests count against the model); measured: for the value over what ran and was answered",
+        default="strict",
+        metavar="strict|measured",
+    ),
+    Option("price", "USD per million prompt and completion tokens: a cost estimate", metavar="IN,OUT"),
+    Option(
+        "budget",
+        "stop sending new requests once the estimated cost passes USD (needs --toolcall-price)",
+        metavar="USD",
+    ),
 )
 DEFAULT_BENCH = "acebench"
 
@@ -100,7 +134,15 @@ def add_options(parser: pytest.Parser) -> None:
         # The default stays None here (an unset option falls back to the ini file and the
         # environment); the help says what an unset option means.
         shown = option.help if option.default is None else f"{option.help} (default: {option.default})"
-        group.addoption(f"--toolcall-{option.name}", dest=option.dest, default=None, metavar=option.metavar, help=shown)
+        optional = {"nargs": "?", "const": option.const} if option.const is not None else {}
+        group.addoption(
+            f"--toolcall-{option.name}",
+            dest=option.dest,
+            default=None,
+            metavar=option.metavar,
+            help=shown,
+            **optional,
+        )
         if option.ini:
             parser.addini(option.dest, f"{option.help} (--toolcall-{option.name})", default=None)
 
@@ -124,6 +166,15 @@ class Settings:
     html: Path | None
     fail_under: str | None
     max_errors: int
+    repeat: int
+    baseline: Path | None
+    #: Significance level of --toolcall-fail-on-regression; None: regressions do not fail the gate.
+    fail_on_regression: float | None
+    gate_on: str
+    gate_value: str
+    #: (USD per million prompt tokens, per million completion tokens), or None.
+    price: tuple[float, float] | None
+    budget: float | None
     #: Every option's resolved text (benchmark options are read through ``option``).
     raw: Mapping[str, str | None]
     #: Model names that benchmark options name (user simulators).
@@ -190,6 +241,13 @@ class Settings:
             html=Path(raw["html"]) if raw["html"] else None,
             fail_under=raw["fail-under"] or None,
             max_errors=parse_number("max-errors", raw["max-errors"], int, minimum=0),
+            repeat=parse_number("repeat", raw["repeat"], int, minimum=1),
+            baseline=Path(raw["baseline"]).expanduser() if raw["baseline"] else None,
+            fail_on_regression=_alpha(raw["fail-on-regression"]),
+            gate_on=parse_choices("gate-on", raw["gate-on"], ("point", "lower"))[0],
+            gate_value=parse_choices("gate-value", raw["gate-value"], ("strict", "measured"))[0],
+            price=_price(raw["price"]),
+            budget=_budget(raw["budget"], raw["price"]),
             raw=raw,
             other_models=tuple(
                 raw[o.name] for owner, o in options if o.names_model and owner in benches and raw[o.name]
@@ -292,6 +350,37 @@ def url_secrets(url: str | None) -> list[str]:
     userinfo = match.group(0)[:-1]
     parts = [userinfo, *userinfo.split(":", 1)]
     return [text for part in parts for text in {part, unquote(part)} if len(text) >= 4]
+
+
+def _alpha(value: str | None) -> float | None:
+    if not value:
+        return None
+    alpha = parse_number("fail-on-regression", value, float, minimum=0.0)
+    if not 0.0 < alpha < 1.0 or alpha != alpha:
+        raise usage_error("fail-on-regression", f"ALPHA is a significance level between 0 and 1, got {value!r}")
+    return float(alpha)
+
+
+def _price(value: str | None) -> tuple[float, float] | None:
+    if not value:
+        return None
+    from pytest_toolcall.results.usage import parse_price
+
+    try:
+        return parse_price(value)
+    except ValueError as exc:
+        raise usage_error("price", str(exc)) from None
+
+
+def _budget(value: str | None, price: str | None) -> float | None:
+    if not value:
+        return None
+    budget = parse_number("budget", value, float, minimum=0.0)
+    if budget != budget or budget == float("inf"):
+        raise usage_error("budget", f"expected a finite amount of USD, got {value!r}")
+    if not price:
+        raise usage_error("budget", "needs --toolcall-price IN,OUT to estimate what requests cost")
+    return float(budget)
 
 
 def _json_object(name: str, value: str | None) -> dict[str, Any]:

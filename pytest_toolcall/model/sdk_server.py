@@ -90,7 +90,8 @@ class Endpoint:
                     # timeout applies per read, so a server trickling bytes would never time out.
                     async with asyncio.timeout(self.settings.timeout):
                         completion = await self._create(request)
-                    return _response(completion, time.perf_counter() - started)
+                    response = _response(completion, time.perf_counter() - started)
+                    return dataclasses.replace(response, retries=attempt) if attempt else response
                 except TimeoutError:
                     exc = TimeoutError(f"no complete answer within {self.settings.timeout:g}s")
                 except Exception as error:
@@ -259,7 +260,8 @@ def _response(completion: Any, latency: float) -> ChatResponse:
         calls = _calls(message.get("tool_calls"))
         content = _text(message.get("content"))
         reasoning = message.get("reasoning_content") or message.get("reasoning")
-        return ChatResponse(content, choice.get("finish_reason"), calls, reasoning, latency)
+        usage = _usage(completion.get("usage"))
+        return ChatResponse(content, choice.get("finish_reason"), calls, reasoning, latency, usage)
     except (KeyError, IndexError, TypeError, AttributeError) as exc:
         raise ValueError(f"not a chat completion ({type(exc).__name__}: {exc})") from None
 
@@ -288,6 +290,25 @@ def _calls(tool_calls: Any) -> list[dict[str, Any]]:
         else:
             calls.append({"id": None, "name": None, "arguments": None, "malformed": json.dumps(call)[:300]})
     return calls
+
+
+def _usage(usage: Any) -> dict[str, int] | None:
+    """The token counts of an OpenAI ``usage`` object (the nested cached and reasoning counts flattened);
+    None when the endpoint sent none. Odd values are left out rather than failing the answer."""
+    if not isinstance(usage, dict):
+        return None
+    prompt_details = usage.get("prompt_tokens_details")
+    completion_details = usage.get("completion_tokens_details")
+    fields = {
+        "prompt_tokens": usage.get("prompt_tokens"),
+        "completion_tokens": usage.get("completion_tokens"),
+        "cached_tokens": prompt_details.get("cached_tokens") if isinstance(prompt_details, dict) else None,
+        "reasoning_tokens": (
+            completion_details.get("reasoning_tokens") if isinstance(completion_details, dict) else None
+        ),
+    }
+    kept = {k: v for k, v in fields.items() if type(v) is int and v >= 0}
+    return kept or None
 
 
 def _text(content: Any) -> str | None:

@@ -1,7 +1,10 @@
 """The response store: every completed response, kept as soon as it arrives.
 
 Keyed by a hash of everything that determines a response (model, endpoint, messages, tools,
-sampling settings; never the API key), in SQLite with WAL so that several xdist workers can write
+sampling settings; never the API key) and of who asked (the unit's benchmark and key, the attempt
+under ``--toolcall-repeat``, the step within the unit): two units that send the same request, or two
+attempts of one unit, each get an answer of their own, as the official runners give them. In SQLite
+with WAL so that several xdist workers can write
 at once. Re-running an interrupted run sends only what it had not completed; ``--lf`` and scorer
 changes replay from the store.
 """
@@ -21,7 +24,9 @@ from typing import Any
 
 from pytest_toolcall.model.types import ChatRequest, ChatResponse, Model, RequestError
 
-SCHEMA_VERSION = 1
+#: 2: keys include the asking unit's identity (1: the request alone, which gave identical requests of
+#: different units one shared answer).
+SCHEMA_VERSION = 2
 
 
 def request_key(model: str, base_url: str | None, request: ChatRequest, sampling: dict[str, Any]) -> str:
@@ -33,6 +38,8 @@ def request_key(model: str, base_url: str | None, request: ChatRequest, sampling
         "tools": request.tools,
         "sampling": {**sampling, **request.sampling},
     }
+    if request.identity is not None:
+        payload["asked_by"] = request.identity
     # ASCII escapes: messages may carry model text with lone surrogates, which UTF-8 cannot encode.
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), default=repr)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -131,6 +138,11 @@ class ResponseStore:
 
     def _check(self, db: sqlite3.Connection, create: bool) -> str | None:
         version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version == 1:
+            return (
+                "a response store of schema 1, written before answers were kept per unit and attempt "
+                "(its keys cannot be converted)"
+            )
         if version not in (0, SCHEMA_VERSION):
             return f"a response store of schema {version}, this version reads schema {SCHEMA_VERSION}"
         columns = {row[1] for row in db.execute("PRAGMA table_info(responses)")}
@@ -212,7 +224,7 @@ class CachedModel:
         cached = self.store.get(key)
         if cached is not None:
             future: Future[ChatResponse] = Future()
-            future.set_result(dataclasses.replace(cached, latency_s=0.0))
+            future.set_result(dataclasses.replace(cached, latency_s=0.0, retries=0, from_store=True))
             return future
         if self.model is None:  # replay: never any network
             future = Future()

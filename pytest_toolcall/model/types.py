@@ -38,6 +38,9 @@ class ChatRequest:
     sampling: dict[str, Any] = field(default_factory=dict)
     #: What the oracle answers: text, or ``{"tool_calls": [...]}``. Never sent, never part of a key.
     reference: Any = field(default=None, compare=False)
+    #: Which unit, attempt and step asks (``benchmark/unit key/attempt/step``): never sent, part of the
+    #: store key, so that identical requests of two units (or two attempts) get answers of their own.
+    identity: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,13 @@ class ChatResponse:
     tool_calls: list[dict[str, Any]] = field(default_factory=list)  # {"id", "name", "arguments"}
     reasoning: str | None = None
     latency_s: float = 0.0
+    #: The endpoint's ``usage``: ``prompt_tokens``, ``completion_tokens`` and, where given,
+    #: ``cached_tokens`` and ``reasoning_tokens``; None when it sent none.
+    usage: dict[str, int] | None = None
+    #: Retries before this answer came (429, 5xx, resets...).
+    retries: int = 0
+    #: Answered by the response store: nothing was sent this time.
+    from_store: bool = False
 
 
 class RequestError(Exception):

@@ -47,8 +47,8 @@ ALPHA = 0.05
 EXACT_LIMIT = 16
 #: Largest denominator tried when looking for the lattice of the differences (continuity correction).
 LATTICE_LIMIT = 120
-#: The attempt suffix of a node id under ``--toolcall-repeat``.
-_ATTEMPT = re.compile(r"@\d+$")
+#: The attempt suffix of a node id under ``--toolcall-repeat``: ``toolcall::b[key@2]`` or ``file::case@2``.
+_ATTEMPT = re.compile(r"@\d+(?=\]$)|@\d+$")
 
 
 def mcnemar_exact(b: int, c: int) -> float:

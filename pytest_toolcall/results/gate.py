@@ -1,8 +1,17 @@
-"""``--toolcall-fail-under``: thresholds on the aggregate metrics, and the exit status they decide.
+"""The gate: thresholds on the aggregate metrics (``--toolcall-fail-under``), regressions against a
+baseline (``--toolcall-fail-on-regression``), and whether the run is whole; the exit status they decide.
 
 Each metric name belongs to the benchmark that claims it (``overall``, ``zh.atom`` and categories are
 ACEBench's, ``general_fc.tool_call_f1`` is general_fc's, ...); a name nobody claims is an error before
 anything runs.
+
+Which value a threshold checks. Benchmarks look their metric up in a block (``gate_values``); the gate
+hands them views of the blocks built by the naming convention of ``results.intervals``:
+``--toolcall-gate-on lower`` replaces each value by the lower bound of its 95 % interval (values
+without one stay as they are); ``--toolcall-gate-value strict`` (the default) also checks the official
+value, where missing units and failed requests count against the model (``x_official``), so a partial
+run or one with request errors is never judged on the renormalised number alone. A threshold fails on
+the smallest of the values checked, and the message says which one it was.
 """
 
 from __future__ import annotations
@@ -47,17 +56,132 @@ def parse_thresholds(text: str, benchmarks: Iterable[type[Benchmark]] | None = N
     return thresholds
 
 
-def evaluate(thresholds: list[Threshold], metrics: dict[str, Any], errors: int, max_errors: int) -> list[str]:
+LOWER = "lower 95% bound"
+OFFICIAL = "official value: missing units and failed requests count against the model"
+
+
+def views(metrics: dict[str, Any], gate_on: str = "point", gate_value: str = "strict") -> list[tuple[str, Any]]:
+    """(what the value is, the blocks seen that way) for every value a threshold must hold for."""
+    chosen: list[tuple[str, Any]] = [(LOWER, _view(metrics, "lower")) if gate_on == "lower" else ("value", metrics)]
+    if gate_value == "strict":
+        # (The intervals belong to the measured values: the official one is checked as it is.)
+        chosen.append((OFFICIAL, _view(metrics, "official")))
+    return chosen
+
+
+def _view(node: Any, kind: str) -> Any:
+    """A copy of a block where each value is replaced by its lower bound (``kind="lower"``) or its
+    official value (``kind="official"``) where the block has one."""
+    if not isinstance(node, dict):
+        return node
+    out = {key: _view(value, kind) for key, value in node.items()}
+    for key, value in node.items():
+        sibling = ("ci95" if key == "accuracy" else f"{key}_ci95") if kind == "lower" else f"{key}_official"
+        alternative = node.get(sibling)
+        if alternative is None or key.endswith(("_ci95", "_official")):
+            continue
+        if _is_number(value):
+            replacement = _pick(alternative, kind)
+            if replacement is not None:
+                out[key] = replacement
+        elif isinstance(value, dict) and isinstance(alternative, dict):
+            out[key] = {
+                name: _pick(alternative.get(name), kind) if _pick(alternative.get(name), kind) is not None else v
+                for name, v in value.items()
+            }
+    return out
+
+
+def _pick(alternative: Any, kind: str) -> float | None:
+    if kind == "lower":
+        if isinstance(alternative, (list, tuple)) and len(alternative) == 2 and _is_number(alternative[0]):
+            return float(alternative[0])
+        return None
+    return float(alternative) if _is_number(alternative) else None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def evaluate(
+    thresholds: list[Threshold],
+    metrics: dict[str, Any],
+    errors: int,
+    max_errors: int,
+    *,
+    gate_on: str = "point",
+    gate_value: str = "strict",
+) -> list[str]:
     """One message per threshold (or error budget) that does not hold; empty when the gate passes."""
     shortfalls = []
+    seen = views(metrics, gate_on, gate_value)
     for threshold in thresholds:
-        for label, value in threshold.benchmark.gate_values(threshold.metric, metrics):
+        checked = [(what, threshold.benchmark.gate_values(threshold.metric, view)) for what, view in seen]
+        for position, (label, value) in enumerate(checked[0][1]):
             if value is None:
                 shortfalls.append(f"{label} was not measured (required >= {threshold.minimum:g})")
-            elif value < threshold.minimum:
-                shortfalls.append(f"{label} = {value:.4f} < {threshold.minimum:g}")
+                continue
+            candidates = [(value, checked[0][0])]
+            for what, values in checked[1:]:
+                other = values[position][1] if position < len(values) else None
+                if other is not None:
+                    candidates.append((other, what))
+            lowest, what = min(candidates, key=lambda c: c[0])
+            if lowest < threshold.minimum:
+                note = "" if what == "value" else f" ({what})"
+                shortfalls.append(f"{label} = {lowest:.4f} < {threshold.minimum:g}{note}")
     if errors > max_errors:
         shortfalls.append(
             f"{errors} request error(s), more than --toolcall-max-errors={max_errors}: the run is incomplete"
         )
     return shortfalls
+
+
+def completeness(
+    *, selected: int, not_run: int, budget_skipped: int, ordinary_failed: int, interrupted: bool
+) -> list[str]:
+    """Messages for a run that cannot be judged whole: items that did not run, ordinary tests that failed."""
+    shortfalls = []
+    if interrupted:
+        shortfalls.append("the run was interrupted")
+    if not_run:
+        shortfalls.append(
+            f"{not_run} of {selected} selected item(s) did not run (stopped early: -x, --maxfail, Ctrl-C...): "
+            "the run is incomplete"
+        )
+    if budget_skipped:
+        shortfalls.append(
+            f"{budget_skipped} of {selected} selected item(s) were not asked: --toolcall-budget was spent; "
+            "the run is partial"
+        )
+    if ordinary_failed:
+        shortfalls.append(f"{ordinary_failed} test(s) besides the benchmark items failed or errored")
+    return shortfalls
+
+
+def regressions(comparison: dict[str, Any] | None, alpha: float, named: list[str]) -> list[str]:
+    """A message for each gated metric significantly worse than in the baseline (diff < 0, p < alpha).
+
+    Gated: the headline metrics of each block (``gated`` in the comparison) and every metric a
+    threshold names."""
+    from pytest_toolcall.results.comparison import significant_regression
+
+    if not comparison:
+        return []
+    shortfalls = []
+    for name, change in comparison.get("metrics", {}).items():
+        gated = change.get("gated") or any(_names(metric, name) for metric in named)
+        if gated and significant_regression(change, alpha):
+            shortfalls.append(
+                f"{name} regressed: {change['baseline']:.4f} -> {change['now']:.4f} "
+                f"(p = {change['p_value']:.4g} < {alpha:g}; {change['regressed']} unit(s) pass->fail, "
+                f"{change['fixed']} fail->pass)"
+            )
+    return shortfalls
+
+
+def _names(metric: str, name: str) -> bool:
+    """Whether a threshold's metric name (short or full) names this comparison metric."""
+    block, _, short = name.rpartition(".")
+    return metric in (name, short) or name.endswith(f"/{metric}") or f"{block.rpartition('/')[2]}.{short}" == metric

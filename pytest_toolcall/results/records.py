@@ -34,6 +34,10 @@ class Record(TypedDict, total=False):
     failure_kind: str | None
     reason: str  # the verdict's brief, when it failed
     stopped: bool  # not sent (or the answer that stopped the run): an answer no retry can fix came
+    repeat: int  # the attempt, 1-based (1 without --toolcall-repeat)
+    usage: dict[str, Any] | None  # tokens summed over the unit's requests, and one entry per request
+    from_store: bool  # every answer came from the response store
+    not_run: str  # "budget": skipped because --toolcall-budget was spent
 
 
 RECORD = pytest.StashKey[Record]()
@@ -43,7 +47,7 @@ def new_record(unit: Unit) -> Record:
     """A record with the unit's identity and every result field still empty."""
     record: Record = {"score": None, "process": None, "output": None, "error": None}
     record.update(unit.identity())  # type: ignore[typeddict-item]
-    record.update(latency_s=None, failure_kind=None)
+    record.update(latency_s=None, usage=None, from_store=False, failure_kind=None)
     return record
 
 

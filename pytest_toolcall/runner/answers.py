@@ -4,19 +4,24 @@ that starts the work of upcoming items. Lives in every process that runs items (
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import os
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from pytest_toolcall.core.benchmark import Dialogue, Requests, Skip
+from pytest_toolcall.core.benchmark import Dialogue, Requests, Skip, Unit
 from pytest_toolcall.core.settings import ORACLE, Settings
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.model.oracle import OracleModel
 from pytest_toolcall.model.prefetch import DoneJob, Job, Prefetcher, RequestsJob, RunOrder, ThreadJob
 from pytest_toolcall.model.store import CachedModel, ResponseStore, StoreError
-from pytest_toolcall.model.types import Model, ModelSettings, RequestError
+from pytest_toolcall.model.types import ChatRequest, ChatResponse, Model, ModelSettings, RequestError
+from pytest_toolcall.results.usage import Budget
 from pytest_toolcall.runner.collect import CATALOG, Catalog, unit_of
 
 STORE_FILE = "responses.sqlite3"
@@ -35,6 +40,11 @@ class Answers:
         # Dialogues are sequential by nature: each runs on a thread of its own so that it never
         # blocks the other items while it waits for the model.
         self.dialogues = ThreadPoolExecutor(max_workers=settings.concurrency, thread_name_prefix="toolcall-dialogue")
+        self.budget: Budget | None = None
+        if settings.budget is not None and settings.price is not None:
+            # Each xdist worker spends from its own share: together they never pass the limit.
+            workers = int(getattr(config, "workerinput", {}).get("workercount", 1) or 1)
+            self.budget = Budget(settings.budget / workers, settings.price)
 
     @property
     def catalog(self) -> Catalog:
@@ -79,6 +89,8 @@ class Answers:
                 ),
                 self.client_address(),
             )
+            if self.budget is not None:
+                network = BudgetedModel(network, self.budget)
         store = self.store()
         if store is None:
             assert network is not None
@@ -112,13 +124,14 @@ class Answers:
             return None
         if self.stopped is not None:
             return DoneJob(Skip(f"not sent: {self.stopped}"))
-        plan = self.catalog.benchmarks[unit.benchmark].plan(unit, self)
+        models = UnitModels(self, unit)
+        plan = self.catalog.benchmarks[unit.benchmark].plan(unit, models)
         if isinstance(plan, Requests):
-            return RequestsJob(self.model, plan.requests)
+            return UnitJob(RequestsJob(models.model, plan.requests), models)
         if isinstance(plan, Dialogue):
-            return ThreadJob(self.dialogues, plan.run)
+            return UnitJob(ThreadJob(self.dialogues, plan.run), models)
         assert isinstance(plan, Skip), f"{unit.benchmark}.plan returned {plan!r}"
-        return DoneJob(plan)
+        return UnitJob(DoneJob(plan), models)
 
     def stop(self, reason: str) -> None:
         """Send nothing more: what is queued is dropped, the items still to come are skipped."""
@@ -144,6 +157,137 @@ class Answers:
 
 
 ANSWERS = pytest.StashKey[Answers]()
+
+
+class BudgetExhausted(RequestError):
+    """Not sent: the estimated cost of the run has passed ``--toolcall-budget``."""
+
+
+class BudgetedModel:
+    """The network model behind ``--toolcall-budget``: the cost of each answer is added as it arrives,
+    and once the estimate passes the limit no new request is sent (the store still answers)."""
+
+    def __init__(self, model: Model, budget: Budget) -> None:
+        self.name = model.name
+        self.model = model
+        self.budget = budget
+        self._lock = threading.Lock()
+
+    def submit(self, request: ChatRequest) -> Future[ChatResponse]:
+        with self._lock:
+            exhausted = self.budget.exhausted
+        if exhausted:
+            future: Future[ChatResponse] = Future()
+            future.set_exception(
+                BudgetExhausted(
+                    f"not sent: the estimated cost passed --toolcall-budget={self.budget.limit_usd:g} USD "
+                    f"(spent {self.budget.spent_usd:.4f} USD)"
+                )
+            )
+            return future
+        future = self.model.submit(request)
+        future.add_done_callback(self._count)
+        return future
+
+    def _count(self, done: Future[ChatResponse]) -> None:
+        if done.cancelled() or done.exception() is not None:
+            return
+        usage = done.result().usage or {}
+        with self._lock:
+            self.budget.add(usage)
+
+    def close(self) -> None:
+        self.model.close()
+
+
+class UnitModel:
+    """A model as one unit sees it: each request carries who asks (unit, attempt, step) into the store
+    key, and every answer is kept so that the unit's record can say what it used."""
+
+    def __init__(self, model: Model, asker: str, answers: list[Future[ChatResponse]]) -> None:
+        self.name = model.name
+        self._model = model
+        self._asker = asker
+        self._steps = itertools.count()
+        self._answers = answers
+
+    def submit(self, request: ChatRequest) -> Future[ChatResponse]:
+        identity = f"{self._asker}\x00{next(self._steps)}"
+        future = self._model.submit(dataclasses.replace(request, identity=identity))
+        self._answers.append(future)
+        return future
+
+    def close(self) -> None:
+        pass  # the run's model: closed by the run
+
+
+class UnitModels:
+    """The ``Models`` a unit's plan gets: the run's models, seen through ``UnitModel``."""
+
+    def __init__(self, answers: Answers, unit: Unit) -> None:
+        self._run = answers
+        self._unit = unit
+        self._views: dict[tuple[str, str | None, str], UnitModel] = {}
+        #: Every request the unit sent (or got from the store), in order.
+        self.answers: list[Future[ChatResponse]] = []
+
+    @property
+    def oracle(self) -> bool:
+        return self._run.oracle
+
+    @property
+    def model(self) -> UnitModel:
+        s = self._run.settings
+        return self.named(s.model, s.base_url, s.api_key_env)
+
+    def named(self, name: str, base_url: str | None, api_key_env: str) -> UnitModel:
+        key = (name, base_url, api_key_env)
+        if key not in self._views:
+            # The oracle's answers cost nothing and take no time: not part of the usage.
+            kept = [] if name == ORACLE else self.answers
+            self._views[key] = UnitModel(self._run.named(name, base_url, api_key_env), self._unit.asker, kept)
+        return self._views[key]
+
+    def usage(self) -> tuple[dict[str, Any] | None, bool]:
+        """(the sample's ``usage``, ``from_store``): token sums and one entry per answered request."""
+        responses = [f.result() for f in list(self.answers) if f.done() and not f.cancelled() and not f.exception()]
+        if not responses:
+            return None, False
+        requests = [request_usage(r) for r in responses]
+        usage: dict[str, Any] = {
+            key: sum(r.get(key) or 0 for r in requests)
+            for key in ("prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens")
+            if key in ("prompt_tokens", "completion_tokens") or any(key in r for r in requests)
+        }
+        usage["requests"] = requests
+        return usage, all(r.from_store for r in responses)
+
+
+def request_usage(response: ChatResponse) -> dict[str, Any]:
+    """One request's entry in a sample's ``usage.requests`` (what ``results.usage`` sums)."""
+    entry: dict[str, Any] = dict(response.usage or {})
+    entry.update(latency_s=round(response.latency_s, 4), from_store=response.from_store, retries=response.retries)
+    return entry
+
+
+@dataclasses.dataclass
+class UnitJob:
+    """A unit's work with the models it used (for its usage)."""
+
+    job: Job
+    models: UnitModels
+
+    def start(self) -> None:
+        self.job.start()
+
+    def pending(self) -> int:
+        return self.job.pending()
+
+    def result(self) -> Any:
+        return self.job.result()
+
+    def cancel(self) -> None:
+        self.job.cancel()
 
 
 def store_dir(config: pytest.Config, settings: Settings) -> Path | None:

@@ -12,6 +12,7 @@ in the item's stash instead of a parameter. Everything downstream asks ``unit_of
 
 from __future__ import annotations
 
+import dataclasses
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +40,8 @@ class Catalog:
     def load(self) -> Catalog:
         for name, benchmark in self.benchmarks.items():
             if name not in self.loaded:
-                self.loaded[name] = Loaded(units=[]) if benchmark.file_suffixes else benchmark.load()
+                loaded = Loaded(units=[]) if benchmark.file_suffixes else benchmark.load()
+                self.loaded[name] = repeated(loaded, self.settings.repeat)
         return self
 
     @property
@@ -63,12 +65,21 @@ class Catalog:
         name = self.file_benchmark(Path(file))
         if unit is None and name is not None and rootpath is not None:
             try:
-                loaded = self.benchmarks[name].load_file(rootpath / file, file)
+                loaded = repeated(self.benchmarks[name].load_file(rootpath / file, file), self.settings.repeat)
             except Exception:  # only for a record's identity: the file may have changed since
                 return None
             self.file_units.update((u.nodeid, u) for u in loaded.units)
             unit = self.file_units.get(nodeid)
         return unit
+
+
+def repeated(loaded: Loaded, repeat: int) -> Loaded:
+    """Under ``--toolcall-repeat N`` every unit becomes N units, attempts 1..N side by side (so the
+    attempts of a unit run close together and a shard keeps them together)."""
+    if repeat <= 1:
+        return loaded
+    units = [dataclasses.replace(unit, attempt=k) for unit in loaded.units for k in range(1, repeat + 1)]
+    return Loaded(units=units, problems=loaded.problems)
 
 
 class BenchmarkModule(pytest.Module):
@@ -123,7 +134,7 @@ class BenchmarkFile(pytest.File):
 
     def collect(self) -> list[pytest.Item]:
         catalog = self.config.stash[CATALOG]
-        loaded = catalog.benchmarks[self.benchmark].load_file(self.path, self.nodeid)
+        loaded = repeated(catalog.benchmarks[self.benchmark].load_file(self.path, self.nodeid), catalog.settings.repeat)
         if loaded.problems:
             raise self.CollectError("\n".join(message for _, message in loaded.problems))
         function = items.test_function(self.benchmark)
@@ -133,7 +144,7 @@ class BenchmarkFile(pytest.File):
                 self.config.addinivalue_line("markers", f"{marker}: a tag of {unit.file}")
                 catalog.file_markers.add(marker)
             catalog.file_units[unit.nodeid] = unit
-            collected.append(UnitItem.from_parent(self, name=unit.key, callobj=function, unit=unit))
+            collected.append(UnitItem.from_parent(self, name=unit.param_id, callobj=function, unit=unit))
         return collected
 
 
@@ -197,6 +208,6 @@ def _mark(name: str) -> pytest.MarkDecorator:
 
 def unit_params(units: list[Unit]) -> list[Any]:
     return [
-        pytest.param(unit, id=unit.key, marks=tuple(_mark(m) for m in (unit.benchmark, *unit.markers)))
+        pytest.param(unit, id=unit.param_id, marks=tuple(_mark(m) for m in (unit.benchmark, *unit.markers)))
         for unit in units
     ]

@@ -13,7 +13,7 @@ from pytest_toolcall.core.benchmark import Skip, Unit
 from pytest_toolcall.core.settings import Settings
 from pytest_toolcall.model.types import ChatResponse, FatalRequestError, Model, RequestError
 from pytest_toolcall.results.records import RECORD, new_record
-from pytest_toolcall.runner.answers import ANSWERS
+from pytest_toolcall.runner.answers import ANSWERS, BudgetExhausted
 from pytest_toolcall.runner.collect import CATALOG, TEST_UNIT, UNIT
 
 #: The benchmark that counts the Python tests using ``toolcall_chat``.
@@ -83,22 +83,37 @@ def toolcall_answer(request: pytest.FixtureRequest, toolcall_record: dict[str, A
     job = answers.prefetcher.take(request.node)
     try:
         answer = job.result()
+    except BudgetExhausted as exc:
+        _keep_usage(job, toolcall_record)
+        toolcall_record["not_run"] = "budget"  # the gate counts it as not run: the run is partial
+        pytest.skip(str(exc))
     except FatalRequestError as exc:
         # The first such answer is this item's error; every later item is skipped with its reason.
         if answers.stopped is not None:
             toolcall_record["stopped"] = True
             pytest.skip(f"not sent: {answers.stopped}")
         answers.stop(str(exc))
+        _keep_usage(job, toolcall_record)
         toolcall_record["error"] = str(exc)
         toolcall_record["stopped"] = True
         pytest.fail(f"request failed: {exc}", pytrace=False)
     except RequestError as exc:
+        _keep_usage(job, toolcall_record)
         toolcall_record["error"] = str(exc)
         pytest.fail(f"request failed: {exc}", pytrace=False)  # an error of the item: setup failed
     if isinstance(answer, Skip):
         if answers.stopped is not None and answer.reason.startswith("not sent:"):
             toolcall_record["stopped"] = True
         pytest.skip(answer.reason)
+    _keep_usage(job, toolcall_record)
     if isinstance(answer, list) and answer and all(isinstance(r, ChatResponse) for r in answer):
         toolcall_record["latency_s"] = round(max(r.latency_s for r in answer), 4)
+    elif toolcall_record["usage"]:  # a dialogue: its requests one after the other
+        toolcall_record["latency_s"] = round(sum(r["latency_s"] for r in toolcall_record["usage"]["requests"]), 4)
     return answer
+
+
+def _keep_usage(job: Any, record: dict[str, Any]) -> None:
+    models = getattr(job, "models", None)
+    if models is not None:
+        record["usage"], record["from_store"] = models.usage()

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import datetime
 import gc
+import hashlib
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +18,10 @@ from pytest_toolcall.core import registry
 from pytest_toolcall.core.benchmark import MODULE_NODEID, Benchmark, Unit, is_benchmark_nodeid
 from pytest_toolcall.core.settings import Settings, redact_url, usage_error
 from pytest_toolcall.model import sdk_process
-from pytest_toolcall.results import gate, report
+from pytest_toolcall.results import gate, github, report, summary
+from pytest_toolcall.results.baseline import BaselineError, compare_run, load_baseline
 from pytest_toolcall.results.records import RECORD, RecordCollector, sanitize
+from pytest_toolcall.results.usage import usage_summary
 from pytest_toolcall.runner import collect, failures, selection
 from pytest_toolcall.runner.answers import ANSWERS, Answers, check_store
 from pytest_toolcall.runner.failures import VERDICT
@@ -38,6 +42,17 @@ class ToolcallRun:
                 check_api_key(settings)
         # (Workers open the store the controller checked; xdist has not started them yet.)
         self.store_repaired = "" if hasattr(config, "workerinput") else check_store(config, settings)
+        if settings.fail_on_regression is not None and settings.baseline is None:
+            raise pytest.UsageError("--toolcall-fail-on-regression: needs --toolcall-baseline=REPORT.json")
+        #: The baseline report, read now: a wrong path is found before any request.
+        self.baseline: dict[str, Any] | None = None
+        if settings.baseline is not None:
+            try:
+                self.baseline = load_baseline(settings.baseline)
+            except BaselineError as exc:
+                raise pytest.UsageError(f"--toolcall-baseline: {exc}") from None
+        #: Whether a gate decides the exit status.
+        self.gated = bool(self.thresholds) or settings.fail_on_regression is not None
         # The selected benchmarks, and those of the users' own files (case files): these are active
         # in every run, since their items come from whatever paths pytest is given.
         own_files = [n for n, cls in classes.items() if cls.file_suffixes and n not in settings.benches]
@@ -57,6 +72,11 @@ class ToolcallRun:
         self.deselected = 0  # benchmark items deselected by -m, -k or requested node ids
         self.data_problems: list[str] = []  # node ids of the data that could not be loaded
         self.output_failures: list[str] = []  # outputs that could not be written at the end
+        #: Node ids of the session's other tests (and collectors) that failed: a gate never passes them.
+        self.ordinary_failures: set[str] = set()
+        self.usage: dict[str, Any] | None = None
+        self.comparison: dict[str, Any] | None = None
+        self.last_failed_key = _last_failed_by_model(config, settings)
         # Connect now where items will run (the client process was started by the earliest hook,
         # or is the xdist controller's), so that neither waits for the other after collection.
         xdist_controller = not self.is_worker and getattr(config.option, "dist", "no") != "no"
@@ -107,6 +127,8 @@ class ToolcallRun:
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed and is_benchmark_nodeid(report.nodeid):
             self.data_problems.append(report.nodeid)
+        elif report.failed and not self.is_worker:
+            self.ordinary_failures.add(report.nodeid or "<collection>")
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[Any]) -> None:
@@ -210,6 +232,8 @@ class ToolcallRun:
             # Set before pytest's JUnit writer sees the report: it keeps attributes already set.
             xml.node_reporter(report).add_attribute("classname", classname)
         self.collector.pytest_runtest_logreport(report)
+        if report.failed and not is_benchmark_nodeid(report.nodeid) and not hasattr(report, "wasxfail"):
+            self.ordinary_failures.add(report.nodeid)
 
     # --- end of session: aggregate, report, gate ----------------------------------------------
 
@@ -246,6 +270,10 @@ class ToolcallRun:
                 temporary, xml.logfile = xml.logfile, final_xml
         if final_xml is not None and temporary != os.devnull and os.path.exists(temporary):
             os.replace(temporary, final_xml)
+        lf = self.config.pluginmanager.get_plugin("lfplugin")
+        if self.last_failed_key and lf is not None and not self.is_worker:
+            # As pytest just wrote its own list.
+            self.config.cache.set(self.last_failed_key, {str(k): v for k, v in lf.lastfailed.items()})
         return result
 
     def output_lost(self, session: pytest.Session, what: str, path: Any, exc: BaseException) -> None:
@@ -266,6 +294,12 @@ class ToolcallRun:
                 for block_name, block in self.metrics[name].items():
                     for prop, value in benchmark.suite_properties(block_name, block):
                         xml.add_global_property(prop, report.junit_value(value))
+        self.usage = usage_summary(
+            (request for r in samples for request in ((r.get("usage") or {}).get("requests") or [])),
+            self.settings.price,
+        )
+        if self.baseline is not None:
+            self.comparison = compare_run(self.baseline, self.run_section(), samples, self.metrics, self.benchmarks)
         if self.settings.report or self.settings.html:
             document = self.json_report(samples)
             if self.settings.report:
@@ -280,12 +314,37 @@ class ToolcallRun:
                     write_html(document, self.settings.html)
                 except (OSError, ValueError) as exc:
                     self.output_lost(session, "HTML report", self.settings.html, exc)
-        if self.thresholds:
-            errors = sum(1 for r in samples if r.get("outcome") == "error") + len(self.data_problems)
-            self.shortfalls = gate.evaluate(self.thresholds, self.all_blocks(), errors, self.settings.max_errors)
+        if self.gated:
+            self.shortfalls = self.gate(session, samples)
             if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
                 failed = self.shortfalls or self.output_failures
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED if failed else pytest.ExitCode.OK
+
+    def gate(self, session: pytest.Session, samples: list[dict[str, Any]]) -> list[str]:
+        """Every reason the gate fails; empty when it passes."""
+        s = self.settings
+        errors = sum(1 for r in samples if r.get("outcome") == "error") + len(self.data_problems)
+        shortfalls = gate.evaluate(
+            self.thresholds, self.all_blocks(), errors, s.max_errors, gate_on=s.gate_on, gate_value=s.gate_value
+        )
+        if s.fail_on_regression is not None:
+            shortfalls += gate.regressions(self.comparison, s.fail_on_regression, [t.metric for t in self.thresholds])
+        shortfalls += gate.completeness(
+            selected=len(self.collector.selected),
+            not_run=self.not_run(),
+            budget_skipped=self.not_asked(),
+            # A Python test that asked the model (toolcall_chat) has a record: counted in its block.
+            ordinary_failed=len(self.ordinary_failures - set(self.collector.records)),
+            interrupted=session.exitstatus == pytest.ExitCode.INTERRUPTED,
+        )
+        return shortfalls
+
+    def not_run(self) -> int:
+        return len(set(self.collector.selected) - set(self.collector.records))
+
+    def not_asked(self) -> int:
+        """Items skipped because --toolcall-budget was spent."""
+        return sum(1 for r in self.collector.records.values() if r.get("not_run") == "budget")
 
     def samples(self) -> list[dict[str, Any]]:
         """Every record; a record of a crashed worker gets its unit's identity from the data."""
@@ -300,29 +359,37 @@ class ToolcallRun:
     def all_blocks(self) -> dict[str, Any]:
         return {block_name: block for blocks in self.metrics.values() for block_name, block in blocks.items()}
 
-    def json_report(self, samples: list[dict[str, Any]]) -> dict[str, Any]:
+    def run_section(self) -> dict[str, Any]:
         s = self.settings
         return {
+            "model": s.model,
+            "base_url": redact_url(s.base_url),
+            "started_at": self.started_at,
+            "finished_at": _now(),
+            "plugin_version": __version__,
+            "settings": {"temperature": s.temperature, "max_tokens": s.max_tokens, "extra_body": s.extra_body},
+            "datasets": {name: benchmark.datasets() for name, benchmark in self.benchmarks.items()},
+            "repeat": s.repeat,
+            "selected": len(self.collector.selected),
+            "not_run": self.not_run(),
+            "not_asked": self.not_asked(),
+            "data_problems": self.data_problems,
+        }
+
+    def json_report(self, samples: list[dict[str, Any]]) -> dict[str, Any]:
+        return {
             "schema": report.SCHEMA,
-            "run": {
-                "model": s.model,
-                "base_url": redact_url(s.base_url),
-                "started_at": self.started_at,
-                "finished_at": _now(),
-                "plugin_version": __version__,
-                "settings": {"temperature": s.temperature, "max_tokens": s.max_tokens, "extra_body": s.extra_body},
-                "datasets": {name: benchmark.datasets() for name, benchmark in self.benchmarks.items()},
-                "selected": len(self.collector.selected),
-                "not_run": len(set(self.collector.selected) - set(self.collector.records)),
-                "data_problems": self.data_problems,
-            },
+            "run": self.run_section(),
             "samples": samples,
             "metrics": self.all_blocks(),
+            "usage": self.usage,
+            "comparison": self.comparison,
         }
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.is_worker or self.config.option.collectonly:
             return
+        github.write_summary(self, os.environ)
         tr = terminalreporter
         for name, blocks in self.metrics.items():
             for block_name, block in blocks.items():
@@ -347,19 +414,37 @@ class ToolcallRun:
             reason = next((r["error"] for r in stopped if r.get("error")), "an answer no retry can fix")
             skipped = sum(1 for r in stopped if r.get("outcome") == "skipped")
             tr.write_line(f"toolcall: {reason} ({skipped} item(s) not sent, skipped)", red=True, bold=True)
-        not_run = len(set(self.collector.selected) - set(self.collector.records))
+        if self.usage and self.usage["requests"]:
+            tr.write_sep("=", "toolcall: usage")
+            for line in summary.usage_lines(self.usage, self.settings.price):
+                tr.write_line(line)
+        if self.comparison is not None:
+            tr.write_sep("=", f"toolcall: against the baseline {self.comparison['baseline']['path']}")
+            for line in summary.comparison_lines(self.comparison, self.settings.fail_on_regression):
+                tr.write_line(line)
+        if not_asked := self.not_asked():
+            tr.write_line(
+                f"partial: {not_asked} of {len(self.collector.selected)} selected item(s) were not asked: "
+                f"--toolcall-budget={self.settings.budget:g} USD was spent",
+                yellow=True,
+            )
+        not_run = self.not_run()
         if not_run:
             tr.write_line(
                 f"incomplete: {not_run} of {len(self.collector.selected)} selected item(s) did not run", yellow=True
             )
-        if self.thresholds:
+        if self.gated:
             # Expected failures (a reference the scorer rejects) failed too: the metrics count them.
             failed = sum(1 for r in self.collector.records.values() if r.get("outcome") in ("failed", "xfailed"))
             if self.shortfalls:
                 tr.write_line("toolcall gate FAILED: " + "; ".join(self.shortfalls), red=True, bold=True)
+                for line in github.error_lines(self.shortfalls, os.environ):
+                    tr.write_line(line)
             else:
                 tr.write_line(
-                    f"toolcall gate passed ({failed} item(s) failed, every threshold holds)", green=True, bold=True
+                    f"toolcall gate passed ({failed} item(s) failed, {summary.gate_passed_note(self)})",
+                    green=True,
+                    bold=True,
                 )
         lost = " ".join(self.output_failures)
         if self.settings.report and "JSON report" not in lost:
@@ -374,6 +459,36 @@ class ToolcallRun:
         # with every report of a large run alive (the xdist controller holds them all) that is a
         # third of a second. What is alive now stays alive until the process exits: freeze it.
         gc.freeze()
+
+
+def _last_failed_by_model(config: pytest.Config, settings: Settings) -> str | None:
+    """``--lf``/``--ff`` per model: pytest's last-failed plugin reads one list of failures for the whole
+    project, which would re-run another model's failures. Give it this model's list instead (kept in
+    pytest's cache under a key of the model and endpoint), and keep its updated list there at the end
+    (``pytest_sessionfinish``). A model seen for the first time starts from the project's failures
+    without any benchmark item."""
+    lf = config.pluginmanager.get_plugin("lfplugin")
+    cache = getattr(config, "cache", None)
+    if lf is None or cache is None or not hasattr(lf, "lastfailed"):
+        return None
+    who = f"{settings.model}@{settings.base_url or 'default'}"
+    key = "toolcall/lastfailed/" + re.sub(r"[^A-Za-z0-9._-]+", "_", who)[:80] + "-" + _digest(who)
+    stored = cache.get(key, None)
+    if not isinstance(stored, dict):
+        stored = {str(nodeid): True for nodeid in lf.lastfailed if not is_benchmark_nodeid(str(nodeid))}
+    try:  # pytest >= 9 keys the list by structured node ids (private API; plain strings before)
+        from _pytest.nodeid import NodeId
+
+        lf.lastfailed = {NodeId.parse(nodeid): value for nodeid, value in stored.items()}
+    except ImportError:
+        lf.lastfailed = stored
+    if hasattr(lf, "_last_failed_paths") and hasattr(lf, "get_last_failed_paths"):
+        lf._last_failed_paths = lf.get_last_failed_paths()  # computed from the project's list: again
+    return key
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
 #: Where the openai SDK sends requests when neither --toolcall-base-url nor $OPENAI_BASE_URL is set.

@@ -207,7 +207,7 @@ def test_both_benchmarks_one_summary(pytester: pytest.Pytester, general_fc_set: 
     )
     result.assert_outcomes(passed=15 + 1)  # --toolcall-limit applies per category and per file
     result.stdout.fnmatch_lines(
-        ["*toolcall: acebench/en (oracle)*", "*toolcall: general_fc (oracle)*", "tool_call_f1 * 1.0000"]
+        ["*toolcall: acebench/en (oracle)*", "*toolcall: general_fc (oracle)*", "tool_call_f1 * 1.0000 *"]
     )
     assert 'name="general_fc.tool_call_f1" value="1"' in (pytester.path / "junit.xml").read_text()
 

@@ -46,6 +46,7 @@ class Reply:
     status: int = 200
     body: str | None = None  # sent verbatim instead of a completion (odd/error bodies)
     delay: float = 0.0  # extra latency on top of the server-wide one
+    usage: dict[str, Any] | None = None  # sent verbatim as the completion's usage instead of the estimate
 
 
 Responder = Callable[[dict[str, Any]], Reply]
@@ -432,7 +433,8 @@ class ChatServer:
                     "logprobs": None,
                 }
             ],
-            "usage": {
+            "usage": reply.usage
+            or {
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
                 "total_tokens": prompt_tokens + completion_tokens,

@@ -179,10 +179,15 @@ def outcomes(report: dict[str, Any]) -> dict[str, str]:
 
 def verdicts(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Per item, everything that a fault must not change: the record without its latency and without
-    the ids the server gives tool calls (a counter)."""
+    the ids the server gives tool calls (a counter); its usage without latencies and retries."""
     result = {}
     for nodeid, record in records_by_nodeid(report).items():
         plain = {k: v for k, v in record.items() if k != "latency_s"}
+        if isinstance(plain.get("usage"), dict):
+            requests = [
+                {k: v for k, v in r.items() if k not in ("latency_s", "retries")} for r in plain["usage"]["requests"]
+            ]
+            plain["usage"] = {**plain["usage"], "requests": requests}
         if isinstance(plain.get("tool_calls"), list):
             plain["tool_calls"] = [
                 {k: v for k, v in call.items() if k != "id"} if isinstance(call, dict) else call

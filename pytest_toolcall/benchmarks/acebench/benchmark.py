@@ -11,7 +11,15 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pytest_toolcall.benchmarks.acebench.dataset import CATEGORIES, GROUPS, LANGUAGES, DataError, Sample, family
+from pytest_toolcall.benchmarks.acebench.dataset import (
+    CATEGORIES,
+    GROUPS,
+    LANGUAGES,
+    OVERALL_WEIGHTS,
+    DataError,
+    Sample,
+    family,
+)
 from pytest_toolcall.core import registry
 from pytest_toolcall.core.benchmark import Benchmark, Dialogue, Loaded, Models, Plan, Requests, Skip, Unit, Verdict
 from pytest_toolcall.core.settings import ORACLE, Option, parse_choices, parse_number, usage_error
@@ -275,6 +283,40 @@ class ACEBench(Benchmark):
         from pytest_toolcall.benchmarks.acebench.summary import acebench_table
 
         return acebench_table(block)
+
+    def compare(
+        self,
+        baseline_samples: list[dict[str, Any]],
+        baseline_metrics: dict[str, dict[str, Any]],
+        samples: list[dict[str, Any]],
+        blocks: dict[str, dict[str, Any]],
+    ) -> dict[str, dict[str, Any]]:
+        """Every category, group and OVERALL of each language run in both (OVERALL gated)."""
+        from pytest_toolcall.benchmarks.acebench.metrics import reported_values
+        from pytest_toolcall.results.comparison import compare_grouped
+        from pytest_toolcall.results.intervals import unit_means_by
+
+        changes: dict[str, dict[str, Any]] = {}
+        for lang in sorted({s.get("lang") for s in samples if s.get("lang")}):
+            name = f"acebench/{lang}"
+            before = unit_means_by([s for s in baseline_samples if s.get("lang") == lang], "category")
+            now = unit_means_by([s for s in samples if s.get("lang") == lang], "category")
+            if not before:
+                continue
+            old, new = baseline_metrics.get(name), blocks.get(name)
+            # The values the reports show only when both ran whole; else the means over the shared units.
+            whole = bool(old and new and not old.get("partial") and not new.get("partial"))
+            compared = compare_grouped(
+                before,
+                now,
+                GROUPS,
+                OVERALL_WEIGHTS,
+                baseline_values=reported_values(old) if whole else None,
+                now_values=reported_values(new) if whole else None,
+            )
+            for metric, change in compared.items():
+                changes[f"{name}.{metric}"] = {**change, "gated": metric == "overall"}
+        return changes
 
     @classmethod
     def claims_metric(cls, name: str) -> bool:

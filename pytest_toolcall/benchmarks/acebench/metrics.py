@@ -4,7 +4,13 @@ Rounding follows the official code at every level: normal and agent categories a
 decimals, special ones are not; groups are unweighted means of category accuracies; the official
 OVERALL uses the rounded groups with a missing category counted as 0. When categories are missing
 or incomplete (a selection, ``--toolcall-limit``, errors), OVERALL is renormalised over the groups
-that ran, unrounded, and the run is marked partial; the official value is kept beside it.
+that ran, unrounded, and the run is marked partial; the official value is kept beside it (a category
+run short counts its missing units as failed there: ``accuracy_official``).
+
+Uncertainty (``results.intervals``): every category has its ``ci95``; groups and OVERALL get
+``groups_ci95`` and ``overall_ci95`` from the stratified bootstrap over units (the renormalised value's
+interval when the block is partial). Under ``--toolcall-repeat`` accuracies are over attempts, and each
+category and the block carry ``pass_hat_k`` and their flaky units.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from typing import Any
 
 from pytest_toolcall.benchmarks.acebench.dataset import CATEGORIES, GROUPS, OVERALL_WEIGHTS, family
 from pytest_toolcall.core.failure_kinds import failure_kind_counts
+from pytest_toolcall.results.intervals import as_list, category_fields, group_intervals, repeat_fields, unit_means_by
 
 #: Outcomes of items that did not run to a verdict on purpose: not part of any denominator.
 NOT_SCORED = {"skipped"}
@@ -31,12 +38,17 @@ def acebench_metrics(records: list[dict[str, Any]], sizes: dict[tuple[str, str],
 def _language(
     by_category: dict[str, list[dict[str, Any]]], lang: str, sizes: dict[tuple[str, str], int]
 ) -> dict[str, Any]:
-    categories = {c: _category(c, by_category[c]) for c in CATEGORIES if by_category.get(c)}
+    records = [r for rows in by_category.values() for r in rows]
+    attempts = max((r.get("repeat") or 1 for r in records), default=1)
+    categories = {
+        c: _category(c, by_category[c], sizes.get((lang, c)), attempts) for c in CATEGORIES if by_category.get(c)
+    }
     # A category whose every item errored measured nothing: its accuracy is None, never 0.
     accuracy = {c: m["accuracy"] for c, m in categories.items() if m["accuracy"] is not None}
+    official_accuracy = {c: m.get("accuracy_official", m["accuracy"]) for c, m in categories.items() if c in accuracy}
     groups = {g: _mean([accuracy[c] for c in members if c in accuracy]) for g, members in GROUPS.items()}
     official_groups: dict[str, float | None] = {
-        g: round(sum(accuracy.get(c, 0.0) for c in members) / len(members), 3) if accuracy else None
+        g: round(sum(official_accuracy.get(c, 0.0) for c in members) / len(members), 3) if accuracy else None
         for g, members in GROUPS.items()
     }
     official = (
@@ -52,36 +64,47 @@ def _language(
     short = [c for c, m in categories.items() if m["n"] < sizes.get((lang, c), m["n"])]
     incomplete = sum(m["errors"] for m in categories.values())
     partial = bool(missing or short or incomplete)
+    intervals = group_intervals(
+        {c: list(means.values()) for c, means in unit_means_by(records, "category").items()}, GROUPS, OVERALL_WEIGHTS
+    )
     return {
         "categories": categories,
         "groups": groups if partial else official_groups,
+        "groups_ci95": {g: as_list(intervals[g]) for g in GROUPS},
         "groups_official": official_groups,
         "overall": renormalised if partial else official,
+        "overall_ci95": as_list(intervals["overall"]),
         "overall_official": official,
         "partial": partial,
         "missing_categories": missing,
         "short_categories": short,
         "errors": incomplete,
-        "failure_kinds": failure_kind_counts([r for records in by_category.values() for r in records]),
+        "failure_kinds": failure_kind_counts(records),
+        **repeat_fields(records),
     }
 
 
-def _category(category: str, records: list[dict[str, Any]]) -> dict[str, Any]:
+def _category(category: str, records: list[dict[str, Any]], size: int | None, attempts: int) -> dict[str, Any]:
     n = len(records)
     passed = sum(1 for r in records if r.get("score") == 1.0)
     errors = sum(1 for r in records if r.get("outcome") == "error")
     ceilings = [r["ceiling"] for r in records if r.get("ceiling") is not None]
     processes = [r.get("process") or 0.0 for r in records]
     has_process = any(r.get("process") is not None for r in records)
-    return {
+    metrics = {
         "n": n,
         "passed": passed,
         "failed": n - passed - errors,
         "errors": errors,
         "accuracy": _accuracy(category, passed / n) if n > errors else None,
+        **category_fields(records),
         "process_acc": round(sum(processes) / n, 3) if has_process else None,
         "ceiling": _accuracy(category, sum(ceilings) / len(ceilings)) if ceilings else None,
     }
+    expected = size * attempts if size is not None else n
+    if n < expected:  # run short: officially, the units that did not run count as failed
+        metrics["accuracy_official"] = _accuracy(category, passed / expected)
+    return metrics
 
 
 def _accuracy(category: str, value: float) -> float:
@@ -91,3 +114,14 @@ def _accuracy(category: str, value: float) -> float:
 
 def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
+
+
+def reported_values(block: dict[str, Any] | None) -> dict[str, float]:
+    """A block's values by comparison name: ``overall``, each group, each category's accuracy."""
+    if not block:
+        return {}
+    values = {c: m["accuracy"] for c, m in block.get("categories", {}).items()}
+    values.update((g, v) for g, v in block.get("groups", {}).items() if v is not None)
+    if block.get("overall") is not None:
+        values["overall"] = block["overall"]
+    return values

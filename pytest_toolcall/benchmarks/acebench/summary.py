@@ -8,35 +8,39 @@ from tabulate import tabulate
 
 from pytest_toolcall.benchmarks.acebench.dataset import OVERALL_WEIGHTS
 from pytest_toolcall.core.failure_kinds import failure_kind_line
+from pytest_toolcall.results.summary import interval, pass_hat
 from pytest_toolcall.text import measured, number
 
 
 def acebench_table(block: dict[str, Any]) -> list[str]:
-    rows = [
-        [
-            cat,
-            m["n"],
-            m["passed"],
-            m["failed"],
-            m["errors"],
-            measured(m["accuracy"]),
-            number(m["process_acc"]),
-            number(m["ceiling"]),
-        ]
-        for cat, m in block["categories"].items()
-    ]
+    repeats = "pass_hat_k" in block
+    rows = []
+    for cat, m in block["categories"].items():
+        row = [cat, m["n"], m["passed"], m["failed"], m["errors"], measured(m["accuracy"]), interval(m.get("ci95"))]
+        if repeats:
+            row += [pass_hat(m.get("pass_hat_k")), m.get("flaky", 0)]
+        rows.append([*row, number(m["process_acc"]), number(m["ceiling"])])
+    headers = ["category", "n", "passed", "failed", "errors", "accuracy", "95% CI"]
+    headers += ["pass^k (k=1..)", "flaky"] if repeats else []
+    headers += ["process", "ceiling"]
     table = tabulate(
         rows,
-        headers=["category", "n", "passed", "failed", "errors", "accuracy", "process", "ceiling"],
-        colalign=("left", "right", "right", "right", "right", "right", "right", "right"),
+        headers=headers,
+        colalign=("left", *(["right"] * (len(headers) - 1))),
         disable_numparse=True,
     )
     lines = [*table.splitlines(), ""]
-    group_rows = [[group.upper(), measured(value)] for group, value in block["groups"].items()]
-    group_rows.append(["OVERALL", measured(block["overall"])])
+    intervals = block.get("groups_ci95") or {}
+    group_rows = [
+        [group.upper(), measured(value), interval(intervals.get(group))] for group, value in block["groups"].items()
+    ]
+    group_rows.append(["OVERALL", measured(block["overall"]), interval(block.get("overall_ci95"))])
     lines += tabulate(
-        group_rows, headers=["group", "score"], colalign=("left", "right"), disable_numparse=True
+        group_rows, headers=["group", "score", "95% CI"], colalign=("left", "right", "right"), disable_numparse=True
     ).splitlines()
+    if repeats:
+        flaky = block.get("flaky") or []
+        lines.append(f"repeats: pass^k {pass_hat(block['pass_hat_k'])} (k=1..); {len(flaky)} flaky unit(s)")
     if block["partial"]:
         lines.append(_partial_note(block))
     if kinds := failure_kind_line(block.get("failure_kinds", {})):

@@ -66,7 +66,13 @@ class GeneralFC(Benchmark):
                         key=f"{sample.stem}/{sample.index}",
                         category=self.name,
                         id=str(sample.index),
-                        fields={"stem": sample.stem, "index": sample.index},
+                        # The label travels with the identity: a failed request still has one, which
+                        # the official view (a failed request counts as no call) needs.
+                        fields={
+                            "stem": sample.stem,
+                            "index": sample.index,
+                            "should_call_tool": sample.should_call_tool,
+                        },
                         sample=sample,
                     )
                 )
@@ -105,6 +111,36 @@ class GeneralFC(Benchmark):
         from pytest_toolcall.benchmarks.general_fc.summary import general_fc_table
 
         return general_fc_table(block)
+
+    def compare(
+        self,
+        baseline_samples: list[dict[str, Any]],
+        baseline_metrics: dict[str, dict[str, Any]],
+        samples: list[dict[str, Any]],
+        blocks: dict[str, dict[str, Any]],
+    ) -> dict[str, dict[str, Any]]:
+        """Tool-call F1 (gated) and the share of lines passed, over the lines both runs answered; under
+        repeats a line's decision is the majority of its attempts (a tie counts as a call)."""
+        from pytest_toolcall.benchmarks.general_fc.metrics import is_scored, record_pred
+        from pytest_toolcall.results.comparison import compare_f1, compare_metric
+        from pytest_toolcall.results.statistics import attempt_scores, unit_key, unit_means
+
+        def decisions(rows: list[dict[str, Any]]) -> dict[str, tuple[bool, bool]]:
+            votes: dict[str, list[bool]] = {}
+            labels: dict[str, bool] = {}
+            for r in rows:
+                if is_scored(r):
+                    votes.setdefault(unit_key(r), []).append(record_pred(r))
+                    labels[unit_key(r)] = bool(r["should_call_tool"])
+            return {key: (2 * sum(calls) >= len(calls), labels[key]) for key, calls in votes.items()}
+
+        def passes(rows: list[dict[str, Any]]) -> dict[str, float]:
+            return unit_means(attempt_scores([r for r in rows if is_scored(r)]))
+
+        return {
+            f"{self.name}.tool_call_f1": {**compare_f1(decisions(baseline_samples), decisions(samples)), "gated": True},
+            f"{self.name}.accuracy": {**compare_metric(passes(baseline_samples), passes(samples)), "gated": False},
+        }
 
     @classmethod
     def claims_metric(cls, name: str) -> bool:

@@ -1,5 +1,12 @@
 """general_fc aggregates: the confusion over call/no-call decisions, precision, recall, F1 and schema
-accuracy (K2-Vendor-Verifier's metric table), and agreement with a reference run."""
+accuracy (K2-Vendor-Verifier's metric table), and agreement with a reference run.
+
+Two views of failed requests: the metrics over the lines that got an answer (errors left out), and
+K2-Vendor-Verifier's, where a request that failed counts as an answer without a tool call (its
+``*_official`` fields and ``official`` counts). Intervals (``results.intervals``): ``tool_call_f1_ci95``
+from the bootstrap over (predicted, label) units, ``schema_accuracy_ci95`` Wilson over the tool-call
+attempts, ``accuracy_ci95`` of passed/scored; under ``--toolcall-repeat`` each attempt is a unit of these
+intervals, and the block has ``pass_hat_k`` and ``flaky``."""
 
 from __future__ import annotations
 
@@ -7,6 +14,8 @@ from typing import Any
 
 from pytest_toolcall.benchmarks.general_fc.scoring import ERROR, OTHER, SKIPPED, TOOL_CALLS
 from pytest_toolcall.core.failure_kinds import failure_kind_counts
+from pytest_toolcall.results.intervals import as_list, category_fields, f1_interval, repeat_fields
+from pytest_toolcall.results.statistics import wilson
 
 # ---- aggregates ------------------------------------------------------------------------------
 
@@ -24,23 +33,39 @@ def general_fc_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
     """K2-Vendor-Verifier's metrics over per-sample records (``should_call_tool``, ``finish_reason``,
     ``schema_valid``, ``outcome``, optionally ``reason_kind``)."""
     scored = [r for r in records if is_scored(r)]
-    confusion = _confusion([(record_pred(r), bool(r["should_call_tool"])) for r in scored])
+    decisions = [(record_pred(r), bool(r["should_call_tool"])) for r in scored]
+    confusion = _confusion(decisions)
+    # K2-Vendor-Verifier's view: a request that failed is an answer without a tool call.
+    failed = [
+        (False, bool(r["should_call_tool"])) for r in records if r.get("outcome") == ERROR and "should_call_tool" in r
+    ]
+    official = _confusion(decisions + failed)
     attempts = confusion["TP"] + confusion["FP"]
     successful = sum(1 for r in scored if record_pred(r) and r.get("schema_valid") is True)
     # One failure kind per attempt that did not validate, whatever the label: the histogram adds up to
     # count_finish_reason_tool_call - count_successful_tool_call.
     failures = [r.get("reason_kind") or OTHER for r in scored if record_pred(r) and r.get("schema_valid") is not True]
+    passed = sum(1 for r in scored if r.get("outcome") == "passed")
+    prf = _prf(confusion)
+    official_prf = _prf(official)
     block: dict[str, Any] = {
         "n": len(records),
         "scored": len(scored),
         "errors": sum(1 for r in records if r.get("outcome") == ERROR),
         "skipped": sum(1 for r in records if r.get("outcome") == SKIPPED),
-        "passed": sum(1 for r in scored if r.get("outcome") == "passed"),
+        "passed": passed,
+        "accuracy": _ratio(passed, len(scored)) if scored else None,
+        "accuracy_ci95": category_fields(scored)["ci95"] if scored else None,
         **confusion,
         "count_finish_reason_tool_call": attempts,
         "count_successful_tool_call": successful,
         "schema_accuracy": _ratio(successful, attempts),
-        **_prf(confusion),
+        "schema_accuracy_ci95": as_list(wilson(successful, attempts)),
+        **prf,
+        "tool_call_f1_ci95": as_list(f1_interval(decisions)),
+        "official": {**official, "failed_requests": len(failed)},
+        **{f"{name}_official": value for name, value in official_prf.items()},
+        **repeat_fields(records),
         "finish_reasons": _histogram(
             "null" if r.get("finish_reason") is None else str(r["finish_reason"]) for r in scored
         ),

@@ -7,6 +7,7 @@ from typing import Any
 from tabulate import tabulate
 
 from pytest_toolcall.core.failure_kinds import failure_kind_line
+from pytest_toolcall.results.summary import interval, pass_hat
 from pytest_toolcall.text import measured, number
 
 
@@ -18,11 +19,29 @@ def general_fc_table(block: dict[str, Any]) -> list[str]:
         ["TP / FP / FN / TN", f"{block['TP']} / {block['FP']} / {block['FN']} / {block['TN']}"],
         ["count_finish_reason_tool_call", block["count_finish_reason_tool_call"]],
         ["count_successful_tool_call", block["count_successful_tool_call"]],
-        ["schema_accuracy", measured(block["schema_accuracy"], 4)],
+        ["schema_accuracy", measured(block["schema_accuracy"], 4), interval(block.get("schema_accuracy_ci95"), 4)],
         ["tool_call_precision", measured(block["tool_call_precision"], 4)],
         ["tool_call_recall", measured(block["tool_call_recall"], 4)],
-        ["tool_call_f1", measured(block["tool_call_f1"], 4)],
+        ["tool_call_f1", measured(block["tool_call_f1"], 4), interval(block.get("tool_call_f1_ci95"), 4)],
     ]
+    official = block.get("official")
+    if block["errors"] and official:
+        rows += [
+            [
+                "failed requests as no call: TP / FP / FN / TN",
+                f"{official['TP']} / {official['FP']} / {official['FN']} / {official['TN']}",
+            ],
+            [
+                "failed requests as no call: precision / recall / F1",
+                " / ".join(
+                    number(block.get(f"{k}_official"), 4)
+                    for k in ("tool_call_precision", "tool_call_recall", "tool_call_f1")
+                ),
+            ],
+        ]
+    if block.get("pass_hat_k"):
+        rows.append(["repeats: pass^k (k=1..)", pass_hat(block["pass_hat_k"])])
+        rows.append(["repeats: flaky lines", len(block.get("flaky") or [])])
     agreement = block.get("reference_agreement")
     if agreement:
         rows += [
@@ -35,11 +54,17 @@ def general_fc_table(block: dict[str, Any]) -> list[str]:
                 ),
             ],
         ]
-    lines = tabulate(rows, headers=["metric", "value"], colalign=("left", "right"), disable_numparse=True).splitlines()
+    rows = [[*row, ""] if len(row) == 2 else row for row in rows]
+    lines = tabulate(
+        rows, headers=["metric", "value", "95% CI"], colalign=("left", "right", "right"), disable_numparse=True
+    ).splitlines()
     if block["validation_failures"]:
         lines.append("invalid calls: " + ", ".join(f"{k} {v}" for k, v in block["validation_failures"].items()))
     if kinds := failure_kind_line(block.get("failure_kinds", {})):
         lines.append(kinds)
     if block["errors"]:
-        lines.append(f"incomplete: {block['errors']} of {block['n']} item(s) errored and are left out of the metrics")
+        lines.append(
+            f"incomplete: {block['errors']} of {block['n']} item(s) errored and are left out of the metrics above; "
+            "K2-Vendor-Verifier counts a failed request as no call (the 'failed requests as no call' rows)"
+        )
     return lines

@@ -1,0 +1,104 @@
+"""``--toolcall-baseline``: an earlier JSON report, read at start-up, and this run's ``comparison`` with it.
+
+Units pair by ``statistics.unit_key`` (benchmark, language or file, category, id), so only units that
+ran in both runs take part. Each benchmark compares its own metrics (``Benchmark.compare``); this module
+reads the report, says where the two runs are not alike (another plugin version, model, settings or
+data) and leaves out of the comparison the benchmarks whose data differ, and lists the units that went
+pass→fail and fail→pass.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pytest_toolcall.core.benchmark import Benchmark
+from pytest_toolcall.results import report
+from pytest_toolcall.results.comparison import compare_units
+
+
+class BaselineError(ValueError):
+    """A baseline report that cannot be used; the message names the file."""
+
+
+def load_baseline(path: Path) -> dict[str, Any]:
+    """The report at ``path``, checked enough to compare with: BaselineError otherwise."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise BaselineError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    except ValueError as exc:
+        raise BaselineError(f"{path}: not JSON ({exc})") from None
+    if not isinstance(document, dict) or document.get("schema") != report.SCHEMA:
+        found = document.get("schema") if isinstance(document, dict) else type(document).__name__
+        raise BaselineError(f"{path}: not a pytest-toolcall report (schema {found!r}, expected {report.SCHEMA!r})")
+    samples, metrics, run = document.get("samples"), document.get("metrics"), document.get("run")
+    if not isinstance(samples, list) or not all(isinstance(s, dict) for s in samples):
+        raise BaselineError(f"{path}: its samples are not a list of objects")
+    if not isinstance(metrics, dict) or not isinstance(run, dict):
+        raise BaselineError(f"{path}: it has no metrics or run section")
+    for number, sample in enumerate(samples):
+        if "benchmark" not in sample or "id" not in sample:
+            raise BaselineError(f"{path}: sample {number} has no benchmark or id")
+    document["path"] = str(path)
+    return document
+
+
+def differences(baseline: Mapping[str, Any], run: Mapping[str, Any]) -> list[str]:
+    """What differs between the baseline's run and this one, for a person."""
+    before = baseline.get("run", {})
+    notes = []
+    for key, label in (("plugin_version", "plugin version"), ("model", "model"), ("base_url", "endpoint")):
+        if before.get(key) != run.get(key):
+            notes.append(f"{label}: baseline {before.get(key)!r}, now {run.get(key)!r}")
+    if before.get("settings") != run.get("settings"):
+        notes.append(f"settings: baseline {before.get('settings')!r}, now {run.get('settings')!r}")
+    if (before.get("repeat") or 1) != (run.get("repeat") or 1):
+        notes.append(f"repeat: baseline {before.get('repeat') or 1}, now {run.get('repeat') or 1}")
+    return notes
+
+
+def compare_run(
+    baseline: Mapping[str, Any],
+    run: Mapping[str, Any],
+    samples: list[dict[str, Any]],
+    metrics: Mapping[str, dict[str, Any]],
+    benchmarks: Mapping[str, Benchmark],
+) -> dict[str, Any]:
+    """The report's ``comparison`` section."""
+    notes = differences(baseline, run)
+    before_datasets = baseline.get("run", {}).get("datasets") or {}
+    compared: dict[str, dict[str, Any]] = {}
+    matched = []
+    for name, benchmark in benchmarks.items():
+        before = [s for s in baseline["samples"] if s.get("benchmark") == name]
+        now = [s for s in samples if s.get("benchmark") == name]
+        if not before:
+            notes.append(f"{name}: not in the baseline")
+            continue
+        if name in before_datasets and before_datasets[name] != run.get("datasets", {}).get(name):
+            notes.append(
+                f"{name}: the baseline ran other data ({before_datasets[name]!r}, now "
+                f"{run.get('datasets', {}).get(name)!r}): not compared"
+            )
+            continue
+        matched.append(name)
+        compared.update(benchmark.compare(before, baseline.get("metrics", {}), now, metrics.get(name, {})))
+    units = compare_units(
+        [s for s in baseline["samples"] if s.get("benchmark") in matched],
+        [s for s in samples if s.get("benchmark") in matched],
+    )
+    before_run = baseline.get("run", {})
+    return {
+        "baseline": {
+            "path": baseline.get("path"),
+            "model": before_run.get("model"),
+            "started_at": before_run.get("started_at"),
+        },
+        "notes": notes,
+        "metrics": compared,
+        "regressed": units["regressed"],
+        "fixed": units["fixed"],
+    }

@@ -1,0 +1,62 @@
+"""The response store's key includes who asks (issue 14, and issue 11 item 4a); old stores are named."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from pytest_toolcall.model.sdk_server import _usage
+from pytest_toolcall.model.store import SCHEMA_VERSION, ResponseStore, request_key
+from pytest_toolcall.model.types import ChatRequest
+
+
+def test_the_asker_is_part_of_the_key() -> None:
+    messages = [{"role": "user", "content": "hi"}]
+    keys = {
+        request_key("m", None, ChatRequest(messages, identity=who), {})
+        for who in ("general_fc\x00a/1\x001\x000", "general_fc\x00a/2\x001\x000", "general_fc\x00a/1\x002\x000")
+    }
+    assert len(keys) == 3
+    same = ChatRequest(messages, identity="general_fc\x00a/1\x001\x000")
+    assert request_key("m", None, same, {}) in keys
+    # The reference never counts, the identity does.
+    assert request_key("m", None, ChatRequest(messages, reference="x", identity=same.identity), {}) in keys
+
+
+def test_a_store_of_schema_1_is_named_with_what_to_do(tmp_path: Path) -> None:
+    path = tmp_path / "responses.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE responses (key TEXT PRIMARY KEY, model TEXT, stored_at REAL, response TEXT)")
+    db.execute("PRAGMA user_version=1")
+    db.commit()
+    db.close()
+    with pytest.raises(RuntimeError, match=r"responses\.sqlite3: response store of schema 1.*move it aside"):
+        ResponseStore(path)
+    assert SCHEMA_VERSION == 2
+
+
+@pytest.mark.parametrize(
+    ("usage", "expected"),
+    [
+        (
+            {
+                "prompt_tokens": 10,
+                "completion_tokens": 5,
+                "prompt_tokens_details": {"cached_tokens": 4},
+                "completion_tokens_details": {"reasoning_tokens": 2},
+            },
+            {"prompt_tokens": 10, "completion_tokens": 5, "cached_tokens": 4, "reasoning_tokens": 2},
+        ),
+        (
+            {"prompt_tokens": 3, "completion_tokens": 1, "prompt_tokens_details": None},
+            {"prompt_tokens": 3, "completion_tokens": 1},
+        ),
+        ({"prompt_tokens": -1, "completion_tokens": "x", "prompt_tokens_details": "odd"}, None),
+        ("not an object", None),
+        (None, None),
+    ],
+)
+def test_usage_of_an_answer(usage: object, expected: object) -> None:
+    assert _usage(usage) == expected

@@ -6,8 +6,9 @@ run here answers the first line of a group with a tool call and the next with te
 line by its index. The local server plays that recording back: per request, the answers of its
 lines in line order. The expected counts come from the recording and the labels alone.
 
-Keyed by the request alone, the store gives every line of a group the first line's answer: the store
-and replay runs wait for issue 14 (the store key with the unit's identity and attempt).
+Keyed by the request alone, the store gave every line of a group the first line's answer (TP 310
+instead of 301, 347 tool calls instead of 338); keyed by unit and attempt (issue 14) it gives each
+line its own.
 """
 
 from __future__ import annotations
@@ -119,11 +120,6 @@ def test_live_counts_equal_the_recording(pytester: pytest.Pytester) -> None:
         assert server.count == len(LINES)
 
 
-@pytest.mark.xfail(
-    reason="issue 14: the store is keyed by the request alone, so identical requests on different lines "
-    "share one stored answer (the key must include the unit's identity and attempt)",
-    strict=False,
-)
 def test_store_and_replay_counts_equal_the_recording(pytester: pytest.Pytester, tmp_path: Path) -> None:
     store = f"--toolcall-cache={tmp_path / 'store'}"
     with ChatServer(Playback()) as server:

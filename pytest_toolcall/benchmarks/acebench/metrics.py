@@ -67,13 +67,16 @@ def _language(
     intervals = group_intervals(
         {c: list(means.values()) for c, means in unit_means_by(records, "category").items()}, GROUPS, OVERALL_WEIGHTS
     )
+    shown_groups = groups if partial else official_groups
+    overall = renormalised if partial else official
     return {
         "categories": categories,
-        "groups": groups if partial else official_groups,
-        "groups_ci95": {g: as_list(intervals[g]) for g in GROUPS},
+        "groups": shown_groups,
+        # No interval around a value that nothing measured.
+        "groups_ci95": {g: as_list(intervals[g]) if shown_groups[g] is not None else None for g in GROUPS},
         "groups_official": official_groups,
-        "overall": renormalised if partial else official,
-        "overall_ci95": as_list(intervals["overall"]),
+        "overall": overall,
+        "overall_ci95": as_list(intervals["overall"]) if overall is not None else None,
         "overall_official": official,
         "partial": partial,
         "missing_categories": missing,
@@ -101,6 +104,8 @@ def _category(category: str, records: list[dict[str, Any]], size: int | None, at
         "process_acc": round(sum(processes) / n, 3) if has_process else None,
         "ceiling": _accuracy(category, sum(ceilings) / len(ceilings)) if ceilings else None,
     }
+    if metrics["accuracy"] is None:  # nothing measured: no interval around a value that does not exist
+        metrics["ci95"] = None
     expected = size * attempts if size is not None else n
     if n < expected:  # run short: officially, the units that did not run count as failed
         metrics["accuracy_official"] = _accuracy(category, passed / expected)

@@ -212,6 +212,11 @@ class Benchmark:
         """The report's ``run.datasets`` entry of this benchmark."""
         return {}
 
+    def expected_cost(self, unit: Unit) -> float:
+        """What a unit is expected to cost relative to a one-request unit (1.0), for balancing
+        shards when no latency of it was recorded: an agent dialogue weighs more."""
+        return 1.0
+
     def plan(self, unit: Unit, models: Models) -> Plan:
         raise NotImplementedError
 
@@ -221,6 +226,15 @@ class Benchmark:
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         """Metrics blocks (name -> block) from the records of this benchmark's units."""
         raise NotImplementedError
+
+    def aggregate_context(self) -> dict[str, Any]:
+        """What ``aggregate`` needs besides the records (plain builtins, e.g. the size of each
+        category in the data), kept in the report so that ``pytest-toolcall merge`` recomputes the
+        same metrics without loading the data."""
+        return {}
+
+    def restore_aggregate_context(self, context: dict[str, Any]) -> None:
+        """Take back what ``aggregate_context`` returned in the run (before ``aggregate`` in merge)."""
 
     def summary(self, name: str, block: dict[str, Any]) -> list[str]:
         """Terminal lines of one metrics block."""

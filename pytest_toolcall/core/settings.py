@@ -116,6 +116,9 @@ OPTIONS = (
         "stop sending new requests once the estimated cost passes USD (needs --toolcall-price)",
         metavar="USD",
     ),
+    Option(
+        "shard", "run only shard K of N (1-based): a deterministic subset balanced by cost", ini=False, metavar="K/N"
+    ),
 )
 DEFAULT_BENCH = "acebench"
 
@@ -179,6 +182,8 @@ class Settings:
     raw: Mapping[str, str | None]
     #: Model names that benchmark options name (user simulators).
     other_models: tuple[str, ...] = ()
+    #: ``--toolcall-shard K/N`` as (K, N), or None.
+    shard: tuple[int, int] | None = None
     #: ``--toolcall-model`` typed on the command line with no path argument: the run collects only
     #: the benchmark items (DESIGN "Activation and collection"), whatever the ini file's testpaths.
     benchmark_items_only: bool = False
@@ -205,11 +210,9 @@ class Settings:
     def from_config(cls, config: pytest.Config, namespace: Any = None) -> Settings | None:
         """The settings of an active run, or None when no model is given (``--toolcall-model`` or the
         ``toolcall_model`` ini option)."""
-        options = all_options()
-        raw = {option.name: _raw(config, option, namespace) for _, option in options}
+        raw = {option.name: _raw(config, option, namespace) for _, option in all_options()}
         if not raw["model"]:
             return None
-        found = tuple(registry.benchmark_classes())
         source = config.option if namespace is None else namespace
         typed = getattr(source, "toolcall_model", None) is not None  # on the command line, not from the ini
         if namespace is None:
@@ -218,8 +221,21 @@ class Settings:
             args = getattr(namespace, "file_or_dir", None) or []
         # A benchmark item's node id pasted as an argument is not a path (``runner/selection.py``).
         paths_given = any(not is_module_nodeid(str(arg)) for arg in args)
-        items_only = typed and not paths_given
-        benches = _benches(raw, options, found, default=(DEFAULT_BENCH,) if items_only else ())
+        return cls.from_raw(raw, items_only=typed and not paths_given)
+
+    @classmethod
+    def from_raw(
+        cls, raw: Mapping[str, str | None], items_only: bool = False, benches: tuple[str, ...] | None = None
+    ) -> Settings | None:
+        """The settings from every option's resolved text (as a report's ``run.options`` keeps them;
+        options it does not name take their defaults); ``benches``: the benchmarks, when known."""
+        options = all_options()
+        raw = {option.name: raw.get(option.name, option.default) for _, option in options}
+        if not raw["model"]:
+            return None
+        found = tuple(registry.benchmark_classes())
+        if benches is None:
+            benches = _benches(raw, options, found, default=(DEFAULT_BENCH,) if items_only else ())
         for owner, option in options:
             if owner is not None and option.selects and raw[option.name] and owner not in benches:
                 raise usage_error(option.name, f"given, but --toolcall-bench does not include {owner}")
@@ -252,6 +268,7 @@ class Settings:
             other_models=tuple(
                 raw[o.name] for owner, o in options if o.names_model and owner in benches and raw[o.name]
             ),
+            shard=parse_shard(raw["shard"]),
             benchmark_items_only=items_only,
         )
 
@@ -350,6 +367,20 @@ def url_secrets(url: str | None) -> list[str]:
     userinfo = match.group(0)[:-1]
     parts = [userinfo, *userinfo.split(":", 1)]
     return [text for part in parts for text in {part, unquote(part)} if len(text) >= 4]
+
+
+def parse_shard(value: str | None) -> tuple[int, int] | None:
+    """``K/N`` with 1 <= K <= N, as (K, N)."""
+    if not value:
+        return None
+    index, sep, count = str(value).partition("/")
+    try:
+        shard = (int(index), int(count))
+    except ValueError:
+        shard = None
+    if not sep or shard is None or not 1 <= shard[0] <= shard[1]:
+        raise usage_error("shard", f"expected K/N with 1 <= K <= N (e.g. 2/4), got {value!r}")
+    return shard
 
 
 def _alpha(value: str | None) -> float | None:

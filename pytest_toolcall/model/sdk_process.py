@@ -132,6 +132,11 @@ def client_address() -> str:
     return _client.address
 
 
+def own_address() -> str | None:
+    """The socket of this process's client process, if it started one."""
+    return _client.address if _client is not None else None
+
+
 def stop_client() -> None:
     """Stop this process's client process (once every model using it is closed)."""
     global _client
@@ -150,7 +155,11 @@ class GatewayModel:
         self._lock = threading.Lock()
         self._closed = False  # the connection ended: no answer will come any more
         self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._socket.connect(address)
+        try:
+            self._socket.connect(address)
+        except OSError:
+            self._socket.close()
+            raise
         self._send({"settings": dataclasses.asdict(settings)})
         self._reader = threading.Thread(
             target=self._read, args=(self._socket.makefile("rb"),), daemon=True, name="toolcall-gateway-reader"

@@ -157,6 +157,8 @@ class ResponseStore:
                 "CREATE TABLE IF NOT EXISTS responses "
                 "(key TEXT PRIMARY KEY, model TEXT NOT NULL, stored_at REAL NOT NULL, response TEXT NOT NULL)"
             )
+            # Seconds each unit took when last asked fresh: weights for cutting shards.
+            db.execute("CREATE TABLE IF NOT EXISTS unit_costs (nodeid TEXT PRIMARY KEY, seconds REAL NOT NULL)")
             db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         if columns or create:  # reads a page of the table: a truncated file fails here, not mid-run
             db.execute("SELECT count(*) FROM (SELECT key FROM responses LIMIT 1)").fetchone()
@@ -190,6 +192,23 @@ class ResponseStore:
         except sqlite3.DatabaseError:
             pass  # the answer is still scored; only its reuse by a later run is lost
 
+    def unit_costs(self) -> dict[str, float]:
+        if self._db is None:
+            return {}
+        try:
+            with self._lock:
+                return dict(self._db.execute("SELECT nodeid, seconds FROM unit_costs").fetchall())
+        except sqlite3.DatabaseError:  # a store without the table (read-only, older), or damaged since
+            return {}
+
+    def put_unit_costs(self, costs: dict[str, float]) -> None:
+        if self._db is None or not self.writable:
+            return
+        with self._lock:
+            self._db.execute("BEGIN")
+            self._db.executemany("INSERT OR REPLACE INTO unit_costs (nodeid, seconds) VALUES (?, ?)", costs.items())
+            self._db.execute("COMMIT")
+
     def close(self) -> None:
         with self._lock:
             if self._db is not None:
@@ -198,6 +217,40 @@ class ResponseStore:
 
 # One connection shared by pytest's thread and the client thread, serialized by a lock.
 _CONNECT: dict[str, Any] = {"timeout": 30, "check_same_thread": False, "isolation_level": None}
+
+
+def merge_stores(sources: list[Path], target: Path) -> int:
+    """Copy every response and unit cost of ``sources`` into the store at ``target`` (created if
+    needed); a key already there, or met in an earlier source, keeps its first response. Returns the
+    number of responses copied."""
+    store = ResponseStore(target)
+    copied = 0
+    try:
+        with store._lock:
+            db = store._db
+            for number, source in enumerate(sources):
+                db.execute(f"ATTACH DATABASE ? AS source{number}", (str(source),))
+                try:
+                    before = db.total_changes
+                    db.execute("BEGIN")
+                    db.execute(
+                        "INSERT OR IGNORE INTO responses SELECT key, model, stored_at, response "
+                        f"FROM source{number}.responses"
+                    )
+                    copied += db.total_changes - before
+                    tables = {
+                        r[0] for r in db.execute(f"SELECT name FROM source{number}.sqlite_master WHERE type='table'")
+                    }
+                    if "unit_costs" in tables:
+                        db.execute(
+                            f"INSERT OR IGNORE INTO unit_costs SELECT nodeid, seconds FROM source{number}.unit_costs"
+                        )
+                    db.execute("COMMIT")
+                finally:
+                    db.execute(f"DETACH DATABASE source{number}")
+    finally:
+        store.close()
+    return copied
 
 
 class CachedModel:

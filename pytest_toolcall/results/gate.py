@@ -138,6 +138,24 @@ def evaluate(
     return shortfalls
 
 
+def verdict_line(shortfalls: list[str], failed: int) -> str:
+    """The line that announces the gate's result (in the terminal summary and offline)."""
+    if shortfalls:
+        return "toolcall gate FAILED: " + "; ".join(shortfalls)
+    return f"toolcall gate passed ({failed} item(s) failed, every threshold holds)"
+
+
+def failed_items(samples: Iterable[dict[str, Any]]) -> int:
+    """Items the gate line counts as failed: expected failures (a reference the scorer rejects)
+    failed too, and the metrics count them."""
+    return sum(1 for r in samples if r.get("outcome") in ("failed", "xfailed"))
+
+
+def report_errors(samples: list[dict[str, Any]], data_problems: list[str]) -> int:
+    """Request errors as the gate counts them: errored items and parts of the data not loaded."""
+    return sum(1 for r in samples if r.get("outcome") == "error") + len(data_problems)
+
+
 def completeness(
     *, selected: int, not_run: int, budget_skipped: int, ordinary_failed: int, interrupted: bool
 ) -> list[str]:

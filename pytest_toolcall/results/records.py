@@ -95,10 +95,14 @@ class RecordCollector:
         phases[report.when] = report
         record = getattr(report, "toolcall", None)
         if record is not None:
+            # The record rides on the last report of the item: the item is over. Keep the record
+            # itself (not a copy) and let go of the reports, or a large run holds everything twice.
             result = outcome(phases)
             if result == "failed" and record.get("error"):
                 result = "error"  # its request got no answer: not the model's failure
-            self.records[report.nodeid] = {**record, "outcome": result}
+            record["outcome"] = result
+            self.records[report.nodeid] = record
+            del self._phases[report.nodeid]
         elif report.when not in ("setup", "call", "teardown") and report.failed and is_benchmark_nodeid(report.nodeid):
             # A crashed xdist worker: no teardown, no record; keep what is known.
             self.records.setdefault(report.nodeid, _crash_record(report))

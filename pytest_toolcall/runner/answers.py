@@ -33,6 +33,7 @@ class Answers:
         self.settings = settings
         self._models: dict[tuple[str, str | None, str], Model] = {}
         self._store: ResponseStore | None = None
+        self._own_client = False  # this worker could not reach the controller's client process
         self.prefetcher = Prefetcher(self.job_for, lookahead=2 * settings.concurrency)
         self.order: RunOrder | None = None
         #: Why the run stopped sending (an answer no retry can fix), or None.
@@ -74,7 +75,7 @@ class Answers:
             return OracleModel()  # instant and offline: nothing to store
         network = None
         if s.cache_mode != "replay":  # replay never touches the network
-            network = sdk_process.GatewayModel(
+            network = self._gateway(
                 ModelSettings(
                     model=name,
                     base_url=base_url,
@@ -99,9 +100,22 @@ class Answers:
         return CachedModel(name, network, store, s.cache_mode, base_url, sampling)
 
     def client_address(self) -> str:
-        """The run's client process: on an xdist worker the controller's, else this process's."""
-        worker_input = getattr(self.config, "workerinput", {})
-        return worker_input.get(sdk_process.WORKER_INPUT) or sdk_process.client_address()
+        """The run's client process: on an xdist worker the controller's (unless this worker could
+        not reach it), else this process's."""
+        controller = getattr(self.config, "workerinput", {}).get(sdk_process.WORKER_INPUT)
+        return sdk_process.client_address() if controller is None or self._own_client else controller
+
+    def _gateway(self, model_settings: ModelSettings) -> sdk_process.GatewayModel:
+        address = self.client_address()
+        try:
+            return sdk_process.GatewayModel(model_settings, address)
+        except OSError:
+            if address == sdk_process.own_address():
+                raise
+        # The controller's client process is out of reach (a worker on another host through
+        # ``--tx ssh=...``, a socket this worker cannot open): this worker starts a client of its own.
+        self._own_client = True
+        return sdk_process.GatewayModel(model_settings, sdk_process.client_address())
 
     def store(self) -> ResponseStore | None:
         if self._store is None:

@@ -10,17 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pytest_toolcall.core.benchmark import Unit
+from pytest_toolcall.core.benchmark import Benchmark, Unit
 
 
-def test_function(name: str) -> Callable[..., None]:
+def test_function(name: str, benchmark: Benchmark) -> Callable[..., None]:
     """The test function of one benchmark, named after it (so node ids read ``acebench[...]``)."""
 
+    # The benchmark is bound here, not fetched through a fixture: every fixture costs each item.
     def run(toolcall_unit: Unit, toolcall_answer: Any, toolcall_record: dict[str, Any], request: Any) -> None:
-        from pytest_toolcall.runner.collect import CATALOG
         from pytest_toolcall.runner.failures import VERDICT, VerdictFailure
 
-        benchmark = request.config.stash[CATALOG].benchmarks[toolcall_unit.benchmark]
         verdict = benchmark.score(toolcall_unit, toolcall_answer)
         toolcall_record.update(verdict.fields, score=1.0 if verdict.passed else 0.0)
         if not verdict.passed:

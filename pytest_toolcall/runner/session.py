@@ -4,6 +4,7 @@ report, JUnit properties and the gate. Benchmarks are reached only through their
 from __future__ import annotations
 
 import datetime
+import functools
 import gc
 import hashlib
 import os
@@ -19,10 +20,10 @@ from pytest_toolcall.core.benchmark import MODULE_NODEID, Benchmark, Unit, is_be
 from pytest_toolcall.core.settings import Settings, redact_url, usage_error
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.results import gate, github, report, summary
+from pytest_toolcall.results.aggregate import aggregate, all_blocks, report_document, run_usage
 from pytest_toolcall.results.baseline import BaselineError, compare_run, load_baseline
 from pytest_toolcall.results.records import RECORD, RecordCollector, sanitize
-from pytest_toolcall.results.usage import usage_summary
-from pytest_toolcall.runner import collect, failures, selection
+from pytest_toolcall.runner import collect, failures, selection, shards
 from pytest_toolcall.runner.answers import ANSWERS, Answers, check_store
 from pytest_toolcall.runner.failures import VERDICT
 
@@ -72,6 +73,8 @@ class ToolcallRun:
         self.deselected = 0  # benchmark items deselected by -m, -k or requested node ids
         self.data_problems: list[str] = []  # node ids of the data that could not be loaded
         self.output_failures: list[str] = []  # outputs that could not be written at the end
+        #: What was selected before sharding (known where items are collected; xdist workers send it).
+        self.selection: shards.Selection | None = None
         #: Node ids of the session's other tests (and collectors) that failed: a gate never passes them.
         self.ordinary_failures: set[str] = set()
         self.usage: dict[str, Any] | None = None
@@ -97,6 +100,8 @@ class ToolcallRun:
         parts = [f"toolcall: model={s.model} endpoint={endpoint} bench={','.join(s.benches) or 'none'}"]
         parts += filter(None, (benchmark.header() for benchmark in self.benchmarks.values()))
         repaired = [f"toolcall: response store {self.store_repaired}"] if self.store_repaired else []
+        if s.shard is not None:
+            parts.append(f"shard={s.shard[0]}/{s.shard[1]}")
         return [
             *repaired,
             " ".join(parts),
@@ -123,6 +128,32 @@ class ToolcallRun:
         if metafunc.definition.nodeid.startswith(f"{MODULE_NODEID}::"):
             loaded = self.catalog.loaded[metafunc.function.__name__]
             metafunc.parametrize("toolcall_unit", collect.unit_params(loaded.units))
+
+    # A second implementation of the hook (pytest reads only ``pytest_*`` names, hence this one).
+    @pytest.hookimpl(trylast=True, specname="pytest_collection_modifyitems")
+    def pytest_collection_modifyitems_shard(self, items: list[pytest.Item]) -> None:
+        """After -k, -m, --lf... (trylast): a shard is a part of what they left."""
+        chosen = shards.selection_of(item.nodeid for item in items)
+        shard = self.settings.shard
+        if shard is not None:
+            store = self.work.store()
+            recorded = store.unit_costs() if store is not None else {}
+            kept, dropped, plan = shards.cut(items, shard, self.catalog.benchmarks, recorded)
+            if dropped:
+                self.config.hook.pytest_deselected(items=dropped)
+                items[:] = kept
+            chosen = shards.Selection(chosen.count, chosen.digest, f"{shard[0]}/{shard[1]}", plan)
+        self.selection = chosen
+        worker_output = getattr(self.config, "workeroutput", None)
+        if worker_output is not None:
+            worker_output[shards.WORKER_OUTPUT] = chosen.as_dict()
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        selection = getattr(node, "workeroutput", {}).get(shards.WORKER_OUTPUT)
+        if selection is not None and self.selection is None:
+            shard = self.settings.shard
+            self.selection = shards.Selection.from_dict(selection, f"{shard[0]}/{shard[1]}" if shard else None)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed and is_benchmark_nodeid(report.nodeid):
@@ -209,7 +240,7 @@ class ToolcallRun:
             error = call.excinfo.value if call.excinfo is not None else None
             verdict = self.catalog.benchmarks[test_unit.benchmark].score(test_unit, error)
             record.update(verdict.fields, score=1.0 if verdict.passed else 0.0)
-        if record is not None and call.when == "teardown":
+        if record is not None and call.when == "teardown" and self.config.option.xmlpath:
             item.user_properties.extend(report.testcase_properties(record))
         rep = yield
         unit = collect.unit_of(item)
@@ -217,6 +248,7 @@ class ToolcallRun:
             rep.toolcall_class = junit_classname(unit)
         if record is not None and call.when == "teardown":
             rep.toolcall = sanitize(record)
+            del item.stash[RECORD]  # the item lives until the end: keep the record once, on its report
         verdict = item.stash.get(VERDICT, None)
         if verdict is not None and call.when == "call" and rep.failed:
             failures.present(rep, collect.unit_of(item), verdict, self.config.option.tbstyle)  # type: ignore[arg-type]
@@ -287,17 +319,14 @@ class ToolcallRun:
     def finish(self, session: pytest.Session, xml: Any) -> None:
         self.catalog  # the data, for what aggregates need of it (the xdist controller loads it here)  # noqa: B018
         samples = self.samples()
-        for name, benchmark in self.benchmarks.items():
-            self.metrics[name] = benchmark.aggregate([r for r in samples if r.get("benchmark") == name])
+        self.metrics = aggregate(self.benchmarks, samples)
+        self.keep_unit_costs(samples)
         if xml is not None:
             for name, benchmark in self.benchmarks.items():
                 for block_name, block in self.metrics[name].items():
                     for prop, value in benchmark.suite_properties(block_name, block):
                         xml.add_global_property(prop, report.junit_value(value))
-        self.usage = usage_summary(
-            (request for r in samples for request in ((r.get("usage") or {}).get("requests") or [])),
-            self.settings.price,
-        )
+        self.usage = run_usage(samples, self.settings.price)
         if self.baseline is not None:
             self.comparison = compare_run(self.baseline, self.run_section(), samples, self.metrics, self.benchmarks)
         if self.settings.report or self.settings.html:
@@ -323,7 +352,7 @@ class ToolcallRun:
     def gate(self, session: pytest.Session, samples: list[dict[str, Any]]) -> list[str]:
         """Every reason the gate fails; empty when it passes."""
         s = self.settings
-        errors = sum(1 for r in samples if r.get("outcome") == "error") + len(self.data_problems)
+        errors = gate.report_errors(samples, self.data_problems)
         shortfalls = gate.evaluate(
             self.thresholds, self.all_blocks(), errors, s.max_errors, gate_on=s.gate_on, gate_value=s.gate_value
         )
@@ -356,11 +385,29 @@ class ToolcallRun:
             samples.append(record)
         return samples
 
+    def keep_unit_costs(self, samples: list[dict[str, Any]]) -> None:
+        """Each unit's latency, for cutting the next run's shards by cost (written here, at the
+        end, so that xdist workers collecting meanwhile all read the same costs)."""
+        costs = {r["nodeid"]: float(r["latency_s"]) for r in samples if (r.get("latency_s") or 0) > 0}
+        if not costs or self.settings.cache_mode not in ("read-write",):
+            return
+        folder = self.work.store_dir()
+        if folder is not None:
+            from pytest_toolcall.model.store import ResponseStore
+            from pytest_toolcall.runner.answers import STORE_FILE
+
+            store = ResponseStore(folder / STORE_FILE)  # the run's own is closed by now
+            try:
+                store.put_unit_costs(costs)
+            finally:
+                store.close()
+
     def all_blocks(self) -> dict[str, Any]:
-        return {block_name: block for blocks in self.metrics.values() for block_name, block in blocks.items()}
+        return all_blocks(self.metrics)
 
     def run_section(self) -> dict[str, Any]:
         s = self.settings
+        selection = self.selection or shards.selection_of(self.collector.selected)
         return {
             "model": s.model,
             "base_url": redact_url(s.base_url),
@@ -374,17 +421,17 @@ class ToolcallRun:
             "not_run": self.not_run(),
             "not_asked": self.not_asked(),
             "data_problems": self.data_problems,
+            "shard": selection.shard,
+            # What merge needs to check shards and recompute the metrics the same way:
+            "selection": selection.as_dict(),
+            "options": {k: v for k, v in s.raw.items() if k not in REPORT_OMITS},
+            "aggregation": {name: benchmark.aggregate_context() for name, benchmark in self.benchmarks.items()},
+            "partial": False,
         }
 
     def json_report(self, samples: list[dict[str, Any]]) -> dict[str, Any]:
-        return {
-            "schema": report.SCHEMA,
-            "run": self.run_section(),
-            "samples": samples,
-            "metrics": self.all_blocks(),
-            "usage": self.usage,
-            "comparison": self.comparison,
-        }
+        document = report_document(self.run_section(), self.metrics, samples)
+        return {**document, "usage": self.usage, "comparison": self.comparison}
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.is_worker or self.config.option.collectonly:
@@ -434,8 +481,7 @@ class ToolcallRun:
                 f"incomplete: {not_run} of {len(self.collector.selected)} selected item(s) did not run", yellow=True
             )
         if self.gated:
-            # Expected failures (a reference the scorer rejects) failed too: the metrics count them.
-            failed = sum(1 for r in self.collector.records.values() if r.get("outcome") in ("failed", "xfailed"))
+            failed = gate.failed_items(self.collector.records.values())
             if self.shortfalls:
                 tr.write_line("toolcall gate FAILED: " + "; ".join(self.shortfalls), red=True, bold=True)
                 for line in github.error_lines(self.shortfalls, os.environ):
@@ -459,6 +505,10 @@ class ToolcallRun:
         # with every report of a large run alive (the xdist controller holds them all) that is a
         # third of a second. What is alive now stays alive until the process exits: freeze it.
         gc.freeze()
+
+
+#: Options a report does not keep: where this run wrote its outputs (and the gate it applied).
+REPORT_OMITS = frozenset({"report", "html"})
 
 
 def _last_failed_by_model(config: pytest.Config, settings: Settings) -> str | None:
@@ -497,7 +547,12 @@ OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 
 def junit_classname(unit: Unit) -> str:
     """``toolcall.<benchmark>.<lang>.<category>``: CI test views group by benchmark and category."""
-    parts = ["toolcall", unit.benchmark, unit.lang, None if unit.category == unit.benchmark else unit.category]
+    return _classname(unit.benchmark, unit.lang, unit.category)
+
+
+@functools.cache  # one string per category, not one per report of every item
+def _classname(benchmark: str, lang: str | None, category: str) -> str:
+    parts = ["toolcall", benchmark, lang, None if category == benchmark else category]
     return ".".join(part for part in parts if part)
 
 

@@ -222,3 +222,29 @@ def test_no_client_process_where_no_request_is_sent(
 ) -> None:
     pytester.runpytest(*model_args, "-k", "bool", *extra)
     assert clients == []
+
+
+def test_xdist_worker_that_cannot_reach_the_client_starts_its_own(
+    pytester: pytest.Pytester, model_args: list[str], server: ChatServer
+) -> None:
+    """A worker on another host cannot open the controller's socket: it starts a client of its own
+    instead of failing (here every worker is handed a socket that does not exist)."""
+    pytester.makeconftest(
+        "import os, pytest\n"
+        "@pytest.hookimpl(tryfirst=True)\n"
+        "def pytest_configure(config):\n"
+        "    worker = getattr(config, 'workerinput', None)\n"
+        "    if worker and 'toolcall_client' in worker:\n"
+        "        worker['toolcall_client'] = '/nonexistent/toolcall-elsewhere/client.sock'\n"
+        "def pytest_runtest_logfinish(nodeid):\n"
+        "    from pytest_toolcall.model import sdk_process\n"
+        "    worker = os.environ.get('PYTEST_XDIST_WORKER')\n"
+        "    if worker and sdk_process.own_address():\n"
+        "        open(worker, 'w').write(sdk_process.own_address())\n"
+    )
+    before = server.count
+    result = pytester.runpytest(*model_args, "--toolcall-cache=off", "-k", "bool or enum", "-n", "2")
+    result.assert_outcomes(passed=2 * LIMIT - 1, failed=1)
+    assert server.count - before == 2 * LIMIT
+    own = [(pytester.path / worker).read_text() for worker in ("gw0", "gw1")]
+    assert all(own) and own[0] != own[1]  # each worker its own client process

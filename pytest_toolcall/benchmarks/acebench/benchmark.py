@@ -30,6 +30,9 @@ from pytest_toolcall.text import one_line
 SHIPPED_ROOT = Path(__file__).with_name("data")
 ALIASES = {"normal_atom": "atom", "normal_single_turn": "single_turn", "normal_multi_turn": "multi_turn"}
 METRIC_NAMES = {"overall", *GROUPS, *ALIASES, *CATEGORIES}
+#: Expected requests of an agent dialogue (a few tool rounds per turn, user turns between), for
+#: balancing shards before any latency is recorded.
+AGENT_COST = 12.0
 NO_USER = (
     "agent_multi_turn needs a user simulator: pass --toolcall-user-model=NAME "
     "(and --toolcall-user-base-url=URL if it is served elsewhere)"
@@ -161,6 +164,13 @@ class ACEBench(Benchmark):
         assert self._prompts is not None, "ACEBench units exist only when the prompts loaded"
         return self._prompts
 
+    def expected_cost(self, unit: Unit) -> float:
+        """Requests per unit: one per step of a normal dialogue; an agent dialogue is many turns."""
+        sample: Sample = unit.sample
+        if family(sample.category) == "agent":
+            return AGENT_COST
+        return float(max(1, len(sample.steps)))
+
     # --- asking ----------------------------------------------------------------------------------
 
     def plan(self, unit: Unit, models: Models) -> Plan:
@@ -278,6 +288,13 @@ class ACEBench(Benchmark):
         from pytest_toolcall.benchmarks.acebench.metrics import acebench_metrics
 
         return acebench_metrics(records, self.sizes)
+
+    def aggregate_context(self) -> dict[str, Any]:
+        return {"sizes": {f"{lang}/{category}": size for (lang, category), size in sorted(self.sizes.items())}}
+
+    def restore_aggregate_context(self, context: dict[str, Any]) -> None:
+        sizes = context.get("sizes", {})
+        self.sizes = {tuple(key.split("/", 1)): int(size) for key, size in sizes.items()}  # type: ignore[misc]
 
     def summary(self, name: str, block: dict[str, Any]) -> list[str]:
         from pytest_toolcall.benchmarks.acebench.summary import acebench_table

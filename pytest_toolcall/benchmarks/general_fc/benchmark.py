@@ -50,12 +50,13 @@ class GeneralFC(Benchmark):
         return {"files": [str(p) for p in self.files], "warnings": self.warnings}
 
     def load(self) -> Loaded:
-        from pytest_toolcall.benchmarks.general_fc.dataset import load_file
+        from pytest_toolcall.benchmarks.general_fc.dataset import index_file
 
         loaded = Loaded(units=[])
         for path in self.files:
             try:
-                samples, problems = load_file(path)
+                # Where each line is, not its objects: a line is read back when its item runs.
+                samples, problems = index_file(path)
             except DataError as exc:
                 raise usage_error("general-fc", str(exc)) from None
             for sample in samples[: self.settings.limit]:
@@ -82,7 +83,7 @@ class GeneralFC(Benchmark):
     def plan(self, unit: Unit, models: Models) -> Plan:
         from pytest_toolcall.benchmarks.general_fc.oracle import general_fc_answer
 
-        line = unit.sample
+        line = unit.sample.sample()
         # Messages and tools exactly as in the file: never rewritten. The reference is what the
         # oracle answers; only it needs one (building one validates arguments against schemas).
         reference = general_fc_answer(line) if models.oracle else None
@@ -94,7 +95,7 @@ class GeneralFC(Benchmark):
         from pytest_toolcall.benchmarks.general_fc.scoring import score_response
 
         (response,) = answer
-        result = score_response(unit.sample, response)
+        result = score_response(unit.sample.sample(), response)
         fields = {"output": response.content, "tool_calls": response.tool_calls, **result.record()}
         return Verdict(result.passed, result.reason, fields)
 

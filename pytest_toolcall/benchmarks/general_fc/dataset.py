@@ -10,7 +10,10 @@ sent as given, and such calls simply score invalid.
 
 from __future__ import annotations
 
+import codecs
+import functools
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,34 +56,105 @@ def load_file(path: str | Path) -> tuple[list[GeneralFCSample], list[tuple[int, 
 
     A missing or unreadable file raises ``DataError``.
     """
-    path = Path(path)
+    samples: list[GeneralFCSample] = []
+    problems: list[tuple[int, str]] = []
+    for index, _, _, parsed in _scan(Path(path)):
+        if isinstance(parsed, GeneralFCSample):
+            samples.append(parsed)
+        else:
+            problems.append((index, parsed))
+    return samples, problems
+
+
+@dataclass(frozen=True)
+class LineRef:
+    """A checked sample line, by its place in the file: what a run keeps of each line, so that a
+    100,000-line file does not stay in memory as objects. ``sample()`` reads it back when needed."""
+
+    file: Path
+    stem: str
+    index: int
+    should_call_tool: bool
+    warnings: tuple[str, ...]
+    offset: int  # of the line's bytes in the file
+    length: int
+
+    @property
+    def id(self) -> str:
+        return f"{self.stem}/{self.index}"
+
+    def sample(self) -> GeneralFCSample:
+        return _read_back(self)
+
+
+def index_file(path: str | Path) -> tuple[list[LineRef], list[tuple[int, str]]]:
+    """``load_file``'s checks and problems, keeping only where each good line is."""
+    refs: list[LineRef] = []
+    problems: list[tuple[int, str]] = []
+    for index, offset, length, parsed in _scan(Path(path)):
+        if isinstance(parsed, GeneralFCSample):
+            refs.append(
+                LineRef(parsed.file, parsed.stem, index, parsed.should_call_tool, parsed.warnings, offset, length)
+            )
+        else:
+            problems.append((index, parsed))
+    return refs, problems
+
+
+@functools.lru_cache(maxsize=512)  # the items being asked and scored: a window, never the file
+def _read_back(ref: LineRef) -> GeneralFCSample:
+    with open(ref.file, "rb") as handle:
+        handle.seek(ref.offset)
+        raw = handle.read(ref.length)
+    where = f"{ref.file}:{ref.index + 1}"
     try:
-        # utf-8-sig: a leading byte-order mark is common in hand-edited files and harmless.
-        text = path.read_text(encoding="utf-8-sig")
+        messages, tools, label = _parse_line(raw.decode("utf-8").removesuffix("\r"))
+    except (UnicodeDecodeError, LineProblem) as exc:
+        raise DataError(f"{where}: the file changed since the run started ({exc})") from None
+    return GeneralFCSample(ref.file, ref.stem, ref.index, ref.index + 1, messages, tools, label, where, ref.warnings)
+
+
+def _scan(path: Path) -> Iterator[tuple[int, int, int, GeneralFCSample | str]]:
+    """(0-based index, byte offset, byte length, sample or problem message) per non-blank line,
+    reading one line at a time."""
+    try:
+        handle = open(path, "rb")  # closed by the with below; opening errors are DataErrors
     except FileNotFoundError:
         raise DataError(f"{path}: file not found") from None
     except IsADirectoryError:
         raise DataError(f"{path}: is a directory, expected a .jsonl file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise DataError(f"{path}: cannot read: {exc}") from None
-    samples: list[GeneralFCSample] = []
-    problems: list[tuple[int, str]] = []
-    # Split on "\n" only: str.splitlines() would also split on U+2028/U+2029, which JSON allows raw
-    # inside strings.
-    for index, raw in enumerate(text.split("\n")):
-        line = raw.removesuffix("\r")
-        if not line.strip():
-            continue
-        where = f"{path}:{index + 1}"
-        try:
-            messages, tools, label = _parse_line(line)
-        except LineProblem as exc:
-            problems.append((index, f"{where}: {exc}"))
-            continue
-        warnings = tuple(f"{where}: {w}" for w in tool_warnings(tools))
-        samples.append(GeneralFCSample(path, path.stem, index, index + 1, messages, tools, label, where, warnings))
-    # A final newline leaves an empty last piece: it is skipped like any blank line.
-    return samples, problems
+    with handle:
+        offset = 0
+        # Binary lines end at b"\n" only: str.splitlines() would also split on U+2028/U+2029, which
+        # JSON allows raw inside strings.
+        for index, raw in enumerate(handle):
+            # A leading byte-order mark is common in hand-edited files and harmless.
+            skip = len(codecs.BOM_UTF8) if index == 0 and raw.startswith(codecs.BOM_UTF8) else 0
+            start = offset + skip
+            offset += len(raw)
+            body = raw[skip:].removesuffix(b"\n")
+            try:
+                line = body.decode("utf-8").removesuffix("\r")
+            except UnicodeDecodeError as exc:
+                raise DataError(f"{path}: cannot read: line {index + 1}: {exc}") from None
+            if not line.strip():
+                continue
+            where = f"{path}:{index + 1}"
+            try:
+                messages, tools, label = _parse_line(line)
+            except LineProblem as exc:
+                yield index, start, len(body), f"{where}: {exc}"
+                continue
+            warnings = tuple(f"{where}: {w}" for w in tool_warnings(tools))
+            yield (
+                index,
+                start,
+                len(body),
+                GeneralFCSample(path, path.stem, index, index + 1, messages, tools, label, where, warnings),
+            )
+    # A final newline leaves no last piece; a last line without one is read like the others.
 
 
 def _parse_line(line: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], bool]:
@@ -184,10 +258,13 @@ def schema_problem(schema: Any) -> str:
     if problem is None:
         problem = "" if _plainly_valid(schema) else _check_schema(schema)
         _SCHEMA_PROBLEMS[key] = problem
+        if len(_SCHEMA_PROBLEMS) > _SCHEMA_CACHE_SIZE:  # bounded: the oldest entry out
+            del _SCHEMA_PROBLEMS[next(iter(_SCHEMA_PROBLEMS))]
     return problem
 
 
 _SCHEMA_PROBLEMS: dict[str, str] = {}
+_SCHEMA_CACHE_SIZE = 8192
 
 
 def _check_schema(schema: Any) -> str:

@@ -8,6 +8,7 @@ no format checker, and an empty ``tool_calls`` list under ``finish_reason == "to
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -194,8 +195,11 @@ class CompiledSchema:
 
 # Schemas are treated as immutable once scored. Two layers: by identity (a sample's schema object,
 # kept alive here so its id cannot be reused), then by canonical text (equal schemas on other lines).
-_BY_ID: dict[int, tuple[Any, CompiledSchema]] = {}
-_BY_TEXT: dict[str, CompiledSchema] = {}
+# Both bounded (least recently used out): lines are read back for each item, so a large file would
+# otherwise keep every schema object it ever parsed alive here.
+_BY_ID: OrderedDict[int, tuple[Any, CompiledSchema]] = OrderedDict()
+_BY_TEXT: OrderedDict[str, CompiledSchema] = OrderedDict()
+_CACHE_SIZE = 4096
 # No remote $ref retrieval while scoring (jsonschema's default registry would fetch over HTTP);
 # the meta-schemas stay resolvable.
 _REGISTRY: referencing.Registry[Any] = referencing.Registry()
@@ -206,6 +210,7 @@ def compile_schema(schema: Any) -> CompiledSchema:
     first, no format checker), cached."""
     hit = _BY_ID.get(id(schema))
     if hit is not None and hit[0] is schema:
+        _BY_ID.move_to_end(id(schema))
         return hit[1]
     try:
         key: str | None = json.dumps(schema, sort_keys=True)
@@ -215,9 +220,18 @@ def compile_schema(schema: Any) -> CompiledSchema:
     if compiled is None:
         compiled = _compile(schema)
         if key is not None:
-            _BY_TEXT[key] = compiled
-    _BY_ID[id(schema)] = (schema, compiled)
+            _remember(_BY_TEXT, key, compiled)
+    else:
+        _BY_TEXT.move_to_end(key)  # type: ignore[arg-type]
+    _remember(_BY_ID, id(schema), (schema, compiled))
     return compiled
+
+
+def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any) -> None:
+    cache[key] = value
+    cache.move_to_end(key)
+    if len(cache) > _CACHE_SIZE:
+        cache.popitem(last=False)
 
 
 def _compile(schema: Any) -> CompiledSchema:

@@ -1,0 +1,241 @@
+"""The ``pytest-toolcall`` command (also ``python -m pytest_toolcall``): what is done with reports
+and stores after the runs.
+
+    pytest-toolcall merge A.json B.json ... -o merged.json [--allow-partial]
+    pytest-toolcall gate REPORT.json --fail-under overall=0.8,... [--max-errors N]
+    pytest-toolcall html REPORT.json -o report.html
+    pytest-toolcall merge-junit A.xml B.xml ... -o merged.xml [--report merged.json]
+    pytest-toolcall merge-store STORE_A STORE_B ... -o STORE
+
+Exit status: 0 done (gate: every threshold holds), 1 the gate failed, 2 bad input (one message
+naming the file, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from pytest_toolcall import __version__
+
+BAD_INPUT = 2
+
+
+class CliError(Exception):
+    """Bad input: the message is printed as is, the exit status is 2."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.command(args))
+    except CliError as exc:
+        print(f"pytest-toolcall {args.name}: {exc}", file=sys.stderr)
+        return BAD_INPUT
+    except KeyboardInterrupt:
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pytest-toolcall", description="Work with pytest-toolcall reports and stores."
+    )
+    parser.add_argument("--version", action="version", version=f"pytest-toolcall {__version__}")
+    commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
+
+    merge = commands.add_parser("merge", help="merge the JSON reports of the shards of one run")
+    merge.add_argument("reports", nargs="+", type=Path, metavar="REPORT")
+    merge.add_argument("-o", "--output", type=Path, required=True, metavar="PATH", help="merged JSON report")
+    merge.add_argument("--allow-partial", action="store_true", help="merge even if shards are missing (marked partial)")
+    merge.add_argument("--html", type=Path, metavar="PATH", help="also write the merged HTML report")
+    merge.set_defaults(command=_merge, name="merge")
+
+    gate = commands.add_parser("gate", help="apply the quality gate to a JSON report (exit 1 when it fails)")
+    gate.add_argument("report", type=Path, metavar="REPORT")
+    gate.add_argument("--fail-under", metavar="METRIC=VALUE,...", help="as --toolcall-fail-under")
+    gate.add_argument("--max-errors", type=int, default=0, metavar="N", help="as --toolcall-max-errors (default 0)")
+    gate.add_argument("--gate-on", choices=("point", "lower"), default="point", help="as --toolcall-gate-on")
+    gate.add_argument("--gate-value", choices=("strict", "measured"), default="strict", help="as --toolcall-gate-value")
+    gate.add_argument("--baseline", type=Path, metavar="REPORT", help="as --toolcall-baseline")
+    gate.add_argument(
+        "--fail-on-regression", nargs="?", const="0.05", metavar="ALPHA", help="as --toolcall-fail-on-regression"
+    )
+    gate.set_defaults(command=_gate, name="gate")
+
+    html = commands.add_parser("html", help="render a JSON report as a single-file HTML report")
+    html.add_argument("report", type=Path, metavar="REPORT")
+    html.add_argument("-o", "--output", type=Path, required=True, metavar="PATH")
+    html.set_defaults(command=_html, name="html")
+
+    junit = commands.add_parser("merge-junit", help="merge the JUnit XML files of the shards of one run")
+    junit.add_argument("junit", nargs="+", type=Path, metavar="XML")
+    junit.add_argument("-o", "--output", type=Path, required=True, metavar="PATH", help="merged JUnit XML")
+    junit.add_argument(
+        "--report", type=Path, metavar="REPORT", help="the merged JSON report: its aggregates as suite properties"
+    )
+    junit.set_defaults(command=_merge_junit, name="merge-junit")
+
+    stores = commands.add_parser("merge-store", help="combine the response stores of shards into one")
+    stores.add_argument("stores", nargs="+", type=Path, metavar="STORE", help="a store folder or its .sqlite3 file")
+    stores.add_argument("-o", "--output", type=Path, required=True, metavar="STORE", help="store folder to write")
+    stores.set_defaults(command=_merge_store, name="merge-store")
+    return parser
+
+
+def _read(path: Path) -> dict:
+    from pytest_toolcall.results.merge import ReportError, read_report
+
+    try:
+        return read_report(path)
+    except ReportError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from pytest_toolcall.results.merge import ReportError, merge_reports
+    from pytest_toolcall.results.report import write_json_atomic
+
+    reports = [(path, _read(path)) for path in args.reports]
+    try:
+        merged = merge_reports(reports, allow_partial=args.allow_partial)
+    except ReportError as exc:
+        raise CliError(str(exc)) from None
+    write_json_atomic(args.output, merged)
+    run = merged["run"]
+    note = f" (PARTIAL: {'; '.join(run['missing'])})" if run.get("missing") else ""
+    print(f"merged {len(reports)} report(s), {len(merged['samples'])} sample(s): {args.output}{note}")
+    if args.html is not None:
+        from pytest_toolcall.results.html import write_html
+
+        write_html(merged, args.html)
+        print(f"HTML report: {args.html}")
+    return 0
+
+
+def _merge_junit(args: argparse.Namespace) -> int:
+    from pytest_toolcall.results.merge import ReportError, merge_junit
+
+    report = (args.report, _read(args.report)) if args.report is not None else None
+    try:
+        tree = merge_junit(args.junit, report)
+    except ReportError as exc:
+        raise CliError(str(exc)) from None
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    temporary = args.output.with_name(f".{args.output.name}.tmp")
+    tree.write(temporary, encoding="utf-8", xml_declaration=True)
+    temporary.replace(args.output)  # CI never finds half a file
+    cases = len(tree.getroot().findall("testsuite/testcase"))
+    print(f"merged {len(args.junit)} JUnit file(s), {cases} testcase(s): {args.output}")
+    return 0
+
+
+def _gate(args: argparse.Namespace) -> int:
+    """The in-run gate (``ToolcallRun.gate``) on a report: thresholds, regressions against a baseline,
+    completeness; the same messages, the same line, the same exit status."""
+    from types import SimpleNamespace
+
+    from pytest_toolcall.results import gate, summary
+
+    if not args.fail_under and args.fail_on_regression is None:
+        raise CliError("nothing to gate on: give --fail-under and/or --fail-on-regression")
+    try:
+        thresholds = gate.parse_thresholds(args.fail_under) if args.fail_under else []
+    except ValueError as exc:
+        raise CliError(f"--fail-under: {exc}") from None
+    if args.max_errors < 0:
+        raise CliError("--max-errors: must be at least 0")
+    alpha = None
+    if args.fail_on_regression is not None:
+        try:
+            alpha = float(args.fail_on_regression)
+        except ValueError:
+            alpha = -1.0
+        if not 0.0 < alpha < 1.0:
+            raise CliError(
+                f"--fail-on-regression: ALPHA is a significance level between 0 and 1, got {args.fail_on_regression!r}"
+            )
+    document = _read(args.report)
+    run, samples = document["run"], document["samples"]
+    errors = gate.report_errors(samples, list(run.get("data_problems") or []))
+    shortfalls = gate.evaluate(
+        thresholds, document["metrics"], errors, args.max_errors, gate_on=args.gate_on, gate_value=args.gate_value
+    )
+    if alpha is not None:
+        comparison = _comparison(args, document)
+        shortfalls += gate.regressions(comparison, alpha, [t.metric for t in thresholds])
+    shortfalls += gate.completeness(
+        selected=int(run.get("selected") or 0),
+        not_run=int(run.get("not_run") or 0),
+        budget_skipped=int(run.get("not_asked") or 0),
+        ordinary_failed=0,  # the report holds the benchmark items only
+        interrupted=False,
+    )
+    if shortfalls:
+        print("toolcall gate FAILED: " + "; ".join(shortfalls))
+        return 1
+    note = summary.gate_passed_note(
+        SimpleNamespace(thresholds=thresholds, settings=SimpleNamespace(fail_on_regression=alpha))
+    )
+    print(f"toolcall gate passed ({gate.failed_items(samples)} item(s) failed, {note})")
+    return 0
+
+
+def _comparison(args: argparse.Namespace, document: dict) -> dict | None:
+    """The report's comparison: recomputed against ``--baseline`` when given, else the one it holds."""
+    if args.baseline is None:
+        return document.get("comparison")
+    from pytest_toolcall.results.aggregate import aggregate
+    from pytest_toolcall.results.baseline import BaselineError, compare_run, load_baseline
+    from pytest_toolcall.results.merge import ReportError, rebuild_benchmarks
+
+    try:
+        baseline = load_baseline(args.baseline)
+        benchmarks = rebuild_benchmarks(args.report, document["run"])
+    except (BaselineError, ReportError) as exc:
+        raise CliError(str(exc)) from None
+    metrics = aggregate(benchmarks, document["samples"])
+    return compare_run(baseline, document["run"], document["samples"], metrics, benchmarks)
+
+
+def _html(args: argparse.Namespace) -> int:
+    from pytest_toolcall.results.html import write_html
+
+    write_html(_read(args.report), args.output)
+    print(f"HTML report: {args.output}")
+    return 0
+
+
+def _merge_store(args: argparse.Namespace) -> int:
+    from pytest_toolcall.model.store import merge_stores
+    from pytest_toolcall.runner.answers import STORE_FILE
+
+    sources = [_store_file(path, STORE_FILE) for path in args.stores]
+    target = args.output / STORE_FILE if args.output.suffix != ".sqlite3" else args.output
+    if any(source.resolve() == target.resolve() for source in sources):
+        raise CliError(f"{target}: the output is also an input")
+    copied = merge_stores(sources, target)
+    print(f"merged {len(sources)} store(s), {copied} response(s): {target}")
+    return 0
+
+
+def _store_file(path: Path, name: str) -> Path:
+    """The SQLite file of a store given as its folder or as the file, checked to be a store."""
+    file = path / name if path.is_dir() else path
+    if not file.is_file():
+        raise CliError(f"{path}: no response store here (expected a folder holding {name}, or the file)")
+    try:
+        with sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True) as db:
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    except sqlite3.DatabaseError as exc:
+        raise CliError(f"{file}: not a response store ({exc})") from None
+    if "responses" not in tables:
+        raise CliError(f"{file}: not a response store (no responses table)")
+    return file
+
+
+if __name__ == "__main__":
+    sys.exit(main())

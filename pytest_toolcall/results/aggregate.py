@@ -1,0 +1,42 @@
+"""From samples to metrics and to the JSON report document: the one code path shared by a run
+(``runner/session.py``) and ``pytest-toolcall merge``, so that a merged report is computed exactly
+as a single run's would be."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pytest_toolcall.core.benchmark import Benchmark
+from pytest_toolcall.results.report import SCHEMA
+
+
+def aggregate(benchmarks: Mapping[str, Benchmark], samples: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Metrics blocks of every benchmark (name -> block name -> block) from the samples."""
+    by_benchmark: dict[str, list[dict[str, Any]]] = {name: [] for name in benchmarks}
+    for sample in samples:
+        records = by_benchmark.get(sample.get("benchmark"))  # type: ignore[arg-type]
+        if records is not None:
+            records.append(sample)
+    return {name: benchmark.aggregate(by_benchmark[name]) for name, benchmark in benchmarks.items()}
+
+
+def all_blocks(metrics: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Every benchmark's blocks in one mapping (block name -> block), as the report lists them."""
+    return {block_name: block for blocks in metrics.values() for block_name, block in blocks.items()}
+
+
+def report_document(
+    run: dict[str, Any], metrics: Mapping[str, Mapping[str, Any]], samples: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The JSON report of a run (or of a merge) from its ``run`` fields, metrics and samples."""
+    return {"schema": SCHEMA, "run": run, "samples": samples, "metrics": all_blocks(metrics)}
+
+
+def run_usage(samples: list[dict[str, Any]], price: tuple[float, float] | None) -> dict[str, Any] | None:
+    """The report's ``usage``: every request of every sample, priced when a price is given."""
+    from pytest_toolcall.results.usage import usage_summary
+
+    return usage_summary(
+        (request for r in samples for request in ((r.get("usage") or {}).get("requests") or [])), price
+    )

@@ -1,0 +1,256 @@
+"""``pytest-toolcall merge``: the reports of the shards of one run, as the report of that run.
+
+Every metric is recomputed from the samples by the run's own code path (``aggregate.py``), with the
+benchmarks rebuilt from the options the shards recorded, so a merged report equals the report of a
+single run of the same selection. Shards are refused, naming the files, when they overlap, disagree
+in what they ran (model, settings, data, plugin version, selection, how it was cut) or leave selected
+units out (the last one accepted with ``allow_partial``, which marks the result partial).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolcall.core import registry
+from pytest_toolcall.core.benchmark import Benchmark
+from pytest_toolcall.core.settings import Settings
+from pytest_toolcall.results.aggregate import aggregate, report_document, run_usage
+from pytest_toolcall.results.report import SCHEMA
+
+#: ``run`` fields every shard of one run must agree on.
+AGREED = ("model", "base_url", "settings", "datasets", "plugin_version")
+#: Options that may differ between the shards of one run (where each writes, how fast it asks).
+PER_SHARD_OPTIONS = frozenset(
+    {
+        "shard",
+        "report",
+        "html",
+        "cache",
+        "cache-mode",
+        "concurrency",
+        "timeout",
+        "max-retries",
+        "fail-under",
+        "max-errors",
+    }
+)
+
+
+class ReportError(Exception):
+    """A report that cannot be used, or reports that cannot be merged: the message names the files."""
+
+
+def read_report(path: Path) -> dict[str, Any]:
+    """A JSON report, checked enough that what follows never meets a surprise."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            document = json.load(handle)
+    except OSError as exc:
+        raise ReportError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise ReportError(f"{path}: not a pytest-toolcall JSON report (not UTF-8 text)") from None
+    except json.JSONDecodeError as exc:
+        raise ReportError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    if not isinstance(document, dict) or document.get("schema") != SCHEMA:
+        found = document.get("schema") if isinstance(document, dict) else type(document).__name__
+        raise ReportError(f"{path}: not a pytest-toolcall report (schema {found!r}, expected {SCHEMA!r})")
+    run, samples, metrics = document.get("run"), document.get("samples"), document.get("metrics")
+    if not isinstance(run, dict) or not isinstance(samples, list) or not isinstance(metrics, dict):
+        raise ReportError(f"{path}: a report needs 'run' and 'metrics' objects and a 'samples' list")
+    for number, sample in enumerate(samples):
+        if not isinstance(sample, dict) or not isinstance(sample.get("nodeid"), str):
+            raise ReportError(f"{path}: samples[{number}] is not a sample with a 'nodeid'")
+    return document
+
+
+def _needs(path: Path, run: dict[str, Any], *fields: str) -> None:
+    missing = [f for f in fields if f not in run]
+    if missing:
+        raise ReportError(
+            f"{path}: run.{', run.'.join(missing)} missing: written by a pytest-toolcall without shards "
+            "(re-run the shards with this version)"
+        )
+
+
+def merge_reports(reports: list[tuple[Path, dict[str, Any]]], allow_partial: bool = False) -> dict[str, Any]:
+    """The report of the run the ``reports`` (path, document) are shards of."""
+    if not reports:
+        raise ReportError("no report to merge")
+    for path, document in reports:
+        run = document["run"]
+        _needs(path, run, *AGREED, "selection", "options", "aggregation", "shard", "selected")
+        shard = run["shard"]
+        if shard is not None and not (isinstance(shard, str) and re.fullmatch(r"[1-9]\d*/[1-9]\d*", shard)):
+            raise ReportError(f"{path}: run.shard is {shard!r}, expected K/N or null")
+        if not isinstance(run["selected"], int) or not isinstance(run["selection"], dict):
+            raise ReportError(f"{path}: run.selected must be a number and run.selection an object")
+        if not isinstance(run["options"], dict) or not isinstance(run["aggregation"], dict):
+            raise ReportError(f"{path}: run.options and run.aggregation must be objects")
+    first_path, first = reports[0]
+    refusals: list[str] = []
+    for path, document in reports[1:]:
+        run, base = document["run"], first["run"]
+        for name in AGREED:
+            if run.get(name) != base.get(name):
+                refusals.append(f"{first_path} and {path} disagree in {name}: {base.get(name)!r} != {run.get(name)!r}")
+        changed = sorted(
+            name
+            for name in set(run["options"]) | set(base["options"])
+            if name not in PER_SHARD_OPTIONS and run["options"].get(name) != base["options"].get(name)
+        )
+        if changed:
+            refusals.append(f"{first_path} and {path} were run with different options: {', '.join(changed)}")
+        if run["selection"].get("digest") != base["selection"].get("digest"):
+            refusals.append(
+                f"{first_path} and {path} selected different units "
+                f"({base['selection'].get('count')} and {run['selection'].get('count')} before sharding)"
+            )
+        elif run["selection"].get("plan") != base["selection"].get("plan"):
+            refusals.append(
+                f"{first_path} and {path} were cut into shards differently (different counts of shards, or "
+                "stores that recorded different latencies: give every shard job the same store)"
+            )
+    # Overlaps: the same shard twice, or the same item in two reports.
+    by_shard: dict[str, Path] = {}
+    for path, document in reports:
+        shard = document["run"]["shard"]
+        if shard is not None and shard in by_shard:
+            refusals.append(f"{by_shard[shard]} and {path} are both shard {shard}")
+        by_shard.setdefault(shard, path)
+    owner: dict[str, Path] = {}
+    overlaps: dict[tuple[Path, Path], list[str]] = {}
+    for path, document in reports:
+        for sample in document["samples"]:
+            nodeid = sample["nodeid"]
+            if nodeid in owner and owner[nodeid] != path:
+                overlaps.setdefault((owner[nodeid], path), []).append(nodeid)
+            owner.setdefault(nodeid, path)
+    for (a, b), nodeids in overlaps.items():
+        shown = ", ".join(nodeids[:3]) + (f" and {len(nodeids) - 3} more" if len(nodeids) > 3 else "")
+        refusals.append(f"{a} and {b} overlap: {len(nodeids)} item(s) in both ({shown})")
+    if refusals:
+        raise ReportError("cannot merge:\n  " + "\n  ".join(refusals))
+
+    gaps = _gaps(reports)
+    if gaps and not allow_partial:
+        raise ReportError(
+            "cannot merge: " + "; ".join(gaps) + " (--allow-partial merges what is there, marked partial)"
+        )
+
+    benchmarks = rebuild_benchmarks(first_path, first["run"])
+    samples = [sample for _, document in reports for sample in document["samples"]]
+    metrics = aggregate(benchmarks, samples)
+    runs = [document["run"] for _, document in reports]
+    base = first["run"]
+    run = {
+        **{name: base[name] for name in AGREED},
+        "started_at": min((r.get("started_at") or "" for r in runs), default=None) or None,
+        "finished_at": max((r.get("finished_at") or "" for r in runs), default=None) or None,
+        "selected": sum(int(r["selected"]) for r in runs),
+        "not_run": sum(int(r.get("not_run") or 0) for r in runs),
+        "data_problems": sorted({p for r in runs for p in r.get("data_problems") or []}),
+        "shard": None,
+        "selection": {**base["selection"], "plan": None},
+        "options": {k: v for k, v in base["options"].items() if k != "shard"},
+        "aggregation": base["aggregation"],
+        "partial": bool(gaps) or any(r.get("partial") for r in runs),
+        "merged_from": [{"path": str(path), "shard": document["run"]["shard"]} for path, document in reports],
+    }
+    if gaps:
+        run["missing"] = gaps
+    price = Settings.from_raw(base["options"], benches=tuple(benchmarks)).price  # type: ignore[union-attr]
+    # As a run without a baseline writes them (a comparison is made against the merged report).
+    return {**report_document(run, metrics, samples), "usage": run_usage(samples, price), "comparison": None}
+
+
+def _gaps(reports: list[tuple[Path, dict[str, Any]]]) -> list[str]:
+    """What of the selection no report covers."""
+    runs = [document["run"] for _, document in reports]
+    shards = [r["shard"] for r in runs]
+    if any(shard is None for shard in shards):
+        unsharded = [str(path) for path, document in reports if document["run"]["shard"] is None]
+        return [
+            f"{', '.join(unsharded)} {'is not a shard' if len(unsharded) == 1 else 'are not shards'}: "
+            "nothing says which units the merged run should hold"
+        ]
+    count = int(str(shards[0]).split("/")[1])
+    present = {int(str(shard).split("/")[0]) for shard in shards}
+    gaps = [f"shard {k}/{count} is missing" for k in range(1, count + 1) if k not in present]
+    expected = int(runs[0]["selection"]["count"])
+    selected = sum(int(r["selected"]) for r in runs)
+    if not gaps and selected != expected:
+        gaps.append(f"the shards selected {selected} of the {expected} units of the selection")
+    return gaps
+
+
+def rebuild_benchmarks(path: Path, run: dict[str, Any]) -> dict[str, Benchmark]:
+    """The run's benchmarks, made from its recorded options, with what their aggregation needs."""
+    classes = registry.benchmark_classes()
+    try:
+        # The benchmarks the run had (those of its datasets), whatever chose them then.
+        settings = Settings.from_raw(run["options"], benches=tuple(run.get("datasets") or ()))
+    except pytest.UsageError as exc:
+        raise ReportError(f"{path}: the run's options are not valid here: {exc}") from None
+    if settings is None:
+        raise ReportError(f"{path}: run.options has no model")
+    benchmarks: dict[str, Benchmark] = {}
+    for name in settings.benches:
+        if name not in classes:
+            raise ReportError(f"{path}: benchmark {name!r} is not installed here")
+        try:
+            benchmarks[name] = classes[name](settings)
+        except pytest.UsageError as exc:
+            raise ReportError(f"{path}: cannot rebuild benchmark {name!r} here: {exc}") from None
+        benchmarks[name].restore_aggregate_context(run["aggregation"].get(name) or {})
+    return benchmarks
+
+
+def merge_junit(paths: list[Path], report: tuple[Path, dict[str, Any]] | None = None) -> Any:
+    """One JUnit XML document of the shards' JUnit files: every testcase in one ``testsuite`` (the
+    counts summed), whose properties are the merged run's aggregates when its report is given (the
+    shards' own aggregates describe a part and are dropped)."""
+    from xml.etree import ElementTree
+
+    from pytest_toolcall.results.report import junit_value
+
+    cases: list[Any] = []
+    counts = dict.fromkeys(("tests", "errors", "failures", "skipped"), 0)
+    seconds = 0.0
+    for path in paths:
+        try:
+            root = ElementTree.parse(path).getroot()
+        except OSError as exc:
+            raise ReportError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+        except ElementTree.ParseError as exc:
+            raise ReportError(f"{path}:{exc.position[0]}: not valid XML ({exc})") from None
+        suites = [root] if root.tag == "testsuite" else root.findall("testsuite") if root.tag == "testsuites" else []
+        if not suites:
+            raise ReportError(f"{path}: not a JUnit XML report (root element <{root.tag}>)")
+        for suite in suites:
+            try:
+                for name in counts:
+                    counts[name] += int(suite.get(name, "0"))
+                seconds += float(suite.get("time", "0"))
+            except ValueError as exc:
+                raise ReportError(f"{path}: a testsuite has a count that is not a number ({exc})") from None
+            cases += suite.findall("testcase")
+    merged_suite = ElementTree.Element(
+        "testsuite", {"name": "pytest", **{k: str(v) for k, v in counts.items()}, "time": f"{seconds:.3f}"}
+    )
+    if report is not None:
+        path, document = report
+        benchmarks = rebuild_benchmarks(path, document["run"])
+        properties = ElementTree.SubElement(merged_suite, "properties")
+        for name, blocks in aggregate(benchmarks, document["samples"]).items():
+            for block_name, block in blocks.items():
+                for prop, value in benchmarks[name].suite_properties(block_name, block):
+                    ElementTree.SubElement(properties, "property", {"name": prop, "value": junit_value(value)})
+    merged_suite.extend(cases)
+    root = ElementTree.Element("testsuites", {"name": "pytest tests"})
+    root.append(merged_suite)
+    return ElementTree.ElementTree(root)

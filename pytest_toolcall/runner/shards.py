@@ -1,0 +1,114 @@
+"""``--toolcall-shard K/N``: which items this shard runs.
+
+The selection (what is left after ``-k``, ``-m``, ``--lf``...) is cut into N parts by expected
+cost with the longest-processing-time rule: groups of items, heaviest first, each to the lightest
+shard so far. A group is a unit with all its attempts (``[...@k]``), so that repeats are never
+split. Everything is computed from sorted node ids and their weights, so every shard job computes
+the same cut whatever the machine or the order of collection; a digest of the cut (``plan``) goes
+into the report, and ``pytest-toolcall merge`` refuses shards cut differently (from stores that
+recorded different latencies, for instance).
+
+Weights: the benchmark's ``expected_cost`` of the unit (an agent dialogue weighs many requests),
+replaced by the latency recorded in the response store for units that ran before, the others
+scaled to seconds by the ratio seen on the recorded ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from pytest_toolcall.core.benchmark import Benchmark, Unit, is_benchmark_nodeid
+
+#: The key of the selection in xdist's ``workeroutput`` (workers collect, the controller reports).
+WORKER_OUTPUT = "toolcall_selection"
+
+_ATTEMPT = re.compile(r"@\d+\]$")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What a run selected before sharding (benchmark items only), and how it was cut."""
+
+    count: int
+    digest: str
+    shard: str | None = None
+    plan: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"count": self.count, "digest": self.digest, "plan": self.plan}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], shard: str | None) -> Selection:
+        return cls(int(data["count"]), str(data["digest"]), shard, data.get("plan"))
+
+
+def group_key(nodeid: str) -> str:
+    """The unit an item belongs to: its node id without the attempt suffix of a repeat."""
+    return _ATTEMPT.sub("]", nodeid)
+
+
+def digest(lines: Iterable[str]) -> str:
+    hasher = hashlib.sha256()
+    for line in lines:
+        hasher.update(line.encode("utf-8", "surrogatepass") + b"\n")
+    return hasher.hexdigest()[:32]
+
+
+def selection_of(nodeids: Iterable[str]) -> Selection:
+    units = sorted(n for n in nodeids if is_benchmark_nodeid(n))
+    return Selection(len(units), digest(units))
+
+
+def weights(
+    items: list[pytest.Item], benchmarks: Mapping[str, Benchmark], recorded: Mapping[str, float]
+) -> dict[str, float]:
+    """Expected cost of every group of items (node id without attempt -> weight)."""
+    expected: dict[str, float] = {}
+    for item in items:
+        unit = getattr(getattr(item, "callspec", None), "params", {}).get("toolcall_unit")
+        benchmark = benchmarks.get(unit.benchmark) if isinstance(unit, Unit) else None
+        expected[item.nodeid] = float(benchmark.expected_cost(unit)) if benchmark is not None else 1.0
+    known = sorted(n for n in expected if recorded.get(n, 0) > 0)
+    # Seconds per unit of expected cost, from the units that ran before (sorted: same sum everywhere).
+    scale = sum(recorded[n] for n in known) / sum(expected[n] for n in known) if known else 1.0
+    groups: dict[str, float] = {}
+    for nodeid in sorted(expected):
+        cost = recorded[nodeid] if recorded.get(nodeid, 0) > 0 else expected[nodeid] * scale
+        key = group_key(nodeid)
+        groups[key] = groups.get(key, 0.0) + cost
+    return groups
+
+
+def assign(group_weights: Mapping[str, float], count: int) -> dict[str, int]:
+    """Group -> shard (1-based): heaviest first, each to the lightest shard (ties: lowest index)."""
+    order = sorted(group_weights, key=lambda key: (-group_weights[key], key))
+    loads = [(0.0, index) for index in range(1, count + 1)]
+    assignment: dict[str, int] = {}
+    for key in order:
+        load, index = heapq.heappop(loads)
+        assignment[key] = index
+        heapq.heappush(loads, (load + group_weights[key], index))
+    return assignment
+
+
+def cut(
+    items: list[pytest.Item],
+    shard: tuple[int, int],
+    benchmarks: Mapping[str, Benchmark],
+    recorded: Mapping[str, float],
+) -> tuple[list[pytest.Item], list[pytest.Item], str]:
+    """(kept, deselected, plan digest) of shard ``shard`` = (K, N)."""
+    index, count = shard
+    assignment = assign(weights(items, benchmarks, recorded), count)
+    kept, dropped = [], []
+    for item in items:
+        (kept if assignment[group_key(item.nodeid)] == index else dropped).append(item)
+    plan = digest(f"{assignment[key]}\t{key}" for key in sorted(assignment))
+    return kept, dropped, plan

@@ -87,8 +87,7 @@ class Answers:
                     max_retries=s.max_retries,
                     concurrency=s.concurrency,
                     api_key_env=api_key_env,
-                ),
-                self.client_address(),
+                )
             )
             if self.budget is not None:
                 network = BudgetedModel(network, self.budget)

@@ -521,7 +521,7 @@ def _last_failed_by_model(config: pytest.Config, settings: Settings) -> str | No
     cache = getattr(config, "cache", None)
     if lf is None or cache is None or not hasattr(lf, "lastfailed"):
         return None
-    who = f"{settings.model}@{settings.base_url or 'default'}"
+    who = f"{settings.model}@{redact_url(settings.base_url) or 'default'}"
     key = "toolcall/lastfailed/" + re.sub(r"[^A-Za-z0-9._-]+", "_", who)[:80] + "-" + _digest(who)
     stored = cache.get(key, None)
     if not isinstance(stored, dict):

@@ -30,3 +30,8 @@ def one_line(value: Any, limit: int = 120) -> str:
 def number(value: float | None, digits: int = 3) -> str:
     """A metric in a table: fixed digits, ``-`` when it was not measured."""
     return "-" if value is None else f"{value:.{digits}f}"
+
+
+def measured(value: float | None, digits: int = 3) -> str:
+    """A metric that nothing may have measured (every item errored): never shown as 0."""
+    return "not measured" if value is None else f"{value:.{digits}f}"

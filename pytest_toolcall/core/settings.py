@@ -9,7 +9,9 @@ read by it through ``Settings.option``.
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -244,9 +246,9 @@ class Settings:
             benches=benches,
             limit=parse_number("limit", raw["limit"], int, minimum=1),
             concurrency=parse_number("concurrency", raw["concurrency"], int, minimum=1),
-            timeout=parse_number("timeout", raw["timeout"], float, minimum=0.001),
+            timeout=parse_number("timeout", raw["timeout"], float, minimum=0.001, maximum=86400.0),
             max_retries=parse_number("max-retries", raw["max-retries"], int, minimum=0),
-            temperature=parse_number("temperature", raw["temperature"], float, minimum=0.0, none="none"),
+            temperature=parse_number("temperature", raw["temperature"], float, minimum=0.0, maximum=2.0, none="none"),
             max_tokens=parse_number("max-tokens", raw["max-tokens"], int, minimum=1, none="none"),
             extra_body=_json_object("extra-body", raw["extra-body"]),
             cache=Path(raw["cache"]).expanduser() if raw["cache"] and raw["cache"] != "off" else None,
@@ -322,17 +324,49 @@ def parse_choices(name: str, value: str, allowed: tuple[str, ...]) -> tuple[str,
 
 
 def parse_number(
-    name: str, value: str | None, kind: Callable[[str], Any], *, minimum: float, none: str | None = None
+    name: str,
+    value: str | None,
+    kind: Callable[[str], Any],
+    *,
+    minimum: float,
+    maximum: float | None = None,
+    none: str | None = None,
 ) -> Any:
-    if value is None or (none is not None and str(value).lower() == none):
+    if value is None or (none is not None and str(value).strip().lower() == none):
         return None
     try:
         number = kind(str(value))
     except ValueError:
         raise usage_error(name, f"expected a{'n integer' if kind is int else ' number'}, got {value!r}") from None
+    # float() takes "nan" and "inf": neither is a setting anyone means, and nan passes every comparison.
+    if not math.isfinite(number):
+        raise usage_error(name, f"expected a finite number, got {value!r}")
     if number < minimum:
         raise usage_error(name, f"must be at least {minimum}, got {value!r}")
+    if maximum is not None and number > maximum:
+        raise usage_error(name, f"must be at most {maximum}, got {value!r}")
     return number
+
+
+_URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]*@")
+
+
+def redact_url(url: str | None) -> str | None:
+    """``url`` without the credentials of its authority (``http://user:KEY@host`` -> ``http://***@host``):
+    what is printed, reported or stored as text; the real URL is only ever sent."""
+    return _URL_CREDENTIALS.sub("***@", url) if url else url
+
+
+def url_secrets(url: str | None) -> list[str]:
+    """The user name and password written in ``url``, to be masked wherever text may echo them."""
+    match = _URL_CREDENTIALS.search(url or "")
+    if match is None:
+        return []
+    from urllib.parse import unquote
+
+    userinfo = match.group(0)[:-1]
+    parts = [userinfo, *userinfo.split(":", 1)]
+    return [text for part in parts for text in {part, unquote(part)} if len(text) >= 4]
 
 
 def parse_shard(value: str | None) -> tuple[int, int] | None:

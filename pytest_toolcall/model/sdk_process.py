@@ -16,7 +16,7 @@ outlives pytest, however pytest ends. Protocol, one JSON object per line, per co
     -> {"id": n, "request": {...}}    a ChatRequest (messages, tools, sampling)
     -> {"cancel": n}                  not wanted any more (never sent if still queued)
     <- {"id": n, "response": {...}}   a ChatResponse
-    <- {"id": n, "error": "..."}      no answer after the retries
+    <- {"id": n, "error": "...", "fatal": bool}   no answer after the retries (fatal: none will come)
 """
 
 from __future__ import annotations
@@ -25,17 +25,19 @@ import atexit
 import dataclasses
 import itertools
 import json
+import os
 import shutil
 import socket
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from concurrent.futures import Future, InvalidStateError
 from pathlib import Path
 from typing import IO, Any
 
-from pytest_toolcall.model.types import ChatRequest, ChatResponse, ModelSettings, RequestError
+from pytest_toolcall.model.types import ChatRequest, ChatResponse, FatalRequestError, ModelSettings, RequestError
 
 #: The key of the client's socket address in xdist's ``workerinput``.
 WORKER_INPUT = "toolcall_client"
@@ -45,6 +47,7 @@ class ClientProcess:
     """The child process that serves every model of the run, owned by the process that started it."""
 
     def __init__(self) -> None:
+        remove_dead_folders()
         self.folder = Path(tempfile.mkdtemp(prefix="toolcall-"))  # private (0700): the socket lives here
         self.address = str(self.folder / "client.sock")
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -81,6 +84,33 @@ class ClientProcess:
             self.child.wait()
         self.stderr.close()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def remove_dead_folders() -> None:
+    """Remove the socket folders of runs that died without removing theirs (kill -9): a folder of
+    this user whose socket no client process answers any more."""
+    for folder in Path(tempfile.gettempdir()).glob("toolcall-*"):
+        try:
+            status = folder.stat()
+            # Young folders are left alone: between bind() and listen() a live socket refuses too.
+            if not folder.is_dir() or status.st_uid != os.getuid() or time.time() - status.st_mtime < 10:
+                continue
+            address = folder / "client.sock"
+            if address.exists():
+                probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                try:
+                    probe.settimeout(1.0)
+                    probe.connect(str(address))
+                    continue  # a live run's
+                except ConnectionRefusedError:
+                    pass  # nobody listens: its run is gone
+                except OSError:
+                    continue  # unsure: leave it
+                finally:
+                    probe.close()
+            shutil.rmtree(folder, ignore_errors=True)
+        except OSError:
+            continue
 
 
 #: This process's client process, if it started one.
@@ -179,7 +209,8 @@ class GatewayModel:
                     if future is not None:
                         _settle(future, ChatResponse(**message["response"]))
                 else:
-                    self._fail(message["id"], RequestError(message["error"]))
+                    kind = FatalRequestError if message.get("fatal") else RequestError
+                    self._fail(message["id"], kind(message["error"]))
         except (OSError, ValueError):
             pass  # the connection broke (a child killed mid-exchange): as for its end
         finally:

@@ -19,10 +19,26 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from pytest_toolcall.model.types import ChatRequest, ChatResponse, ModelSettings, RequestError
+from pytest_toolcall.model.types import ChatRequest, ChatResponse, FatalRequestError, ModelSettings, RequestError
 
 if TYPE_CHECKING:
     import openai
+
+#: The largest answer read (bytes): a chat completion is kilobytes; a server sending hundreds of
+#: megabytes is broken, and reading it whole would hold it all in memory (and in the store).
+MAX_RESPONSE_BYTES = 32 * 2**20
+
+#: Endpoints that gave an answer no retry can fix, by everything that reaches them (model, URL, key):
+#: shared by every connection of this process, so that all pytest processes of a run stop at once.
+_STOPPED: dict[tuple[str, str | None, str | None], str] = {}
+
+
+class ResponseTooLarge(Exception):
+    """The body passed ``MAX_RESPONSE_BYTES``: not read further, not retried."""
+
+
+class NotJSON(ValueError):
+    """A body that is not JSON, named by status and content type (retried like any bad body)."""
 
 
 class Endpoint:
@@ -39,30 +55,54 @@ class Endpoint:
         import openai  # imported only when a real endpoint is used: it takes about a second
 
         self._client = openai.AsyncOpenAI(
-            api_key=self.settings.api_key or "unset",
+            api_key=self.settings.api_key or "no-key",  # the SDK insists on one; its header is omitted
             base_url=self.settings.base_url,
             timeout=self.settings.timeout,
             max_retries=0,  # retries are ours: one policy, one place
         )
         self._slots = asyncio.Semaphore(self.settings.concurrency)
+        # The body streamed (read here, capped) rather than read whole by the SDK.
+        self._headers: dict[str, Any] = {"X-Stainless-Raw-Response": "stream"}
+        if not self.settings.api_key:
+            # An endpoint that needs no key (an empty --toolcall-api-key-env): no Authorization
+            # header at all, rather than a made-up key.
+            self._headers["Authorization"] = openai.Omit()
 
     async def close(self) -> None:
         if self._client is not None:
             await self._client.close()
+
+    @property
+    def _identity(self) -> tuple[str, str | None, str | None]:
+        return (self.settings.model, self.settings.base_url, self.settings.api_key)
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
         assert self._client is not None and self._slots is not None, "open() first"
         async with self._slots:
             attempt = 0
             while True:
+                stopped = _STOPPED.get(self._identity)
+                if stopped is not None:  # another request already got an answer no retry can fix
+                    raise FatalRequestError(stopped)
                 started = time.perf_counter()
                 try:
-                    response = _response(await self._create(request), time.perf_counter() - started)
+                    # The whole request (connect to last byte) within the timeout: httpx's own
+                    # timeout applies per read, so a server trickling bytes would never time out.
+                    async with asyncio.timeout(self.settings.timeout):
+                        completion = await self._create(request)
+                    response = _response(completion, time.perf_counter() - started)
                     return dataclasses.replace(response, retries=attempt) if attempt else response
-                except Exception as exc:
-                    delay = self._retry_delay(exc, attempt)
-                    if delay is None:
-                        raise RequestError(self._describe(exc, attempt)) from None
+                except TimeoutError:
+                    exc = TimeoutError(f"no complete answer within {self.settings.timeout:g}s")
+                except Exception as error:
+                    exc = error
+                advice = self._fatal_advice(exc)
+                if advice is not None:
+                    _STOPPED.setdefault(self._identity, f"{self._describe(exc, attempt)}; {advice}")
+                    raise FatalRequestError(_STOPPED[self._identity])
+                delay = self._retry_delay(exc, attempt)
+                if delay is None:
+                    raise RequestError(self._describe(exc, attempt)) from None
                 attempt += 1
                 await asyncio.sleep(delay)
 
@@ -78,8 +118,58 @@ class Endpoint:
         body.update((k, v) for k, v in sampling.items() if v is not None)
         body.update(settings.extra_body)
         assert self._client is not None
-        content = await self._client.post("/chat/completions", cast_to=bytes, body=body)
-        return json.loads(content)
+        # The body is streamed, not read whole by the SDK, so that its size can be capped.
+        response = await self._client.post(
+            "/chat/completions",
+            cast_to=_http_response_type(),
+            body=body,
+            options={"headers": self._headers},
+        )
+        try:
+            content = bytearray()
+            async for chunk in response.aiter_bytes():
+                content += chunk
+                if len(content) > MAX_RESPONSE_BYTES:
+                    raise ResponseTooLarge(
+                        f"answer larger than {MAX_RESPONSE_BYTES // 2**20} MiB (HTTP {response.status_code}): not read"
+                    )
+        finally:
+            await response.aclose()
+        try:
+            return json.loads(content)
+        except ValueError as exc:
+            kind = response.headers.get("content-type") or "no content type"
+            if isinstance(exc, UnicodeDecodeError):
+                why = f"not valid UTF-8 at byte {exc.start}"
+            else:
+                why = getattr(exc, "msg", None) or str(exc)
+            # Masked before it is cut: a cut through an echoed key would leave a piece of it.
+            start = self._masked(bytes(content[:4096]).decode("utf-8", "replace"))[:60]
+            raise NotJSON(f"HTTP {response.status_code} answer is not JSON ({kind}; {why}): {start!r}") from None
+
+    def _fatal_advice(self, exc: Exception) -> str | None:
+        """What to check when ``exc`` is an answer no retry and no other request can change, else None."""
+        import openai
+
+        if not isinstance(exc, openai.APIStatusError):
+            return None
+        from pytest_toolcall.core.settings import redact_url
+
+        s = self.settings
+        key = f"${s.api_key_env}" if s.api_key_env else "the API key"
+        endpoint = redact_url(s.base_url) or "the default endpoint"
+        if exc.status_code == 401:
+            return f"stopped: check the API key ({key}, chosen with --toolcall-api-key-env) for {endpoint}"
+        if exc.status_code == 403:
+            return f"stopped: check that the key ({key}) may use model {s.model!r} at {endpoint}"
+        if exc.status_code == 404:
+            return f"stopped: check the model name {s.model!r} and the endpoint {endpoint} (--toolcall-base-url)"
+        if exc.status_code == 400 and _names_setting(exc, s):
+            return (
+                f"stopped: check the model name {s.model!r} and the request parameters "
+                "(--toolcall-temperature, --toolcall-max-tokens, --toolcall-extra-body)"
+            )
+        return None
 
     def _retry_delay(self, exc: Exception, attempt: int) -> float | None:
         """Seconds to wait before retrying, or None when the error is final."""
@@ -101,8 +191,42 @@ class Endpoint:
         else:
             text = f"{type(exc).__name__}: {exc}"
         text = f"{text} (after {attempt + 1} attempt{'s' if attempt else ''})"
-        key = _secret(self.settings.api_key)
-        return text.replace(key, "***") if key else text
+        return self._masked(text)
+
+    def _masked(self, text: str) -> str:
+        """``text`` without the key or the credentials of the URL (servers echo parts of requests)."""
+        from pytest_toolcall.core.settings import url_secrets
+
+        for secret in [_secret(self.settings.api_key), *url_secrets(self.settings.base_url)]:
+            if secret:
+                text = text.replace(secret, "***")
+        return text
+
+
+def _http_response_type() -> type:
+    """The response class of the HTTP library under the installed SDK (httpx, or httpx2 in newer
+    releases): given as ``cast_to``, the SDK returns the response unread."""
+    try:
+        import httpx2
+
+        return httpx2.Response
+    except ImportError:
+        import httpx
+
+        return httpx.Response
+
+
+def _names_setting(exc: Exception, settings: ModelSettings) -> bool:
+    """Whether a 400 is about the model or a setting sent with every request (so every request would
+    get it), not about one request's content (too long a context, a bad message)."""
+    error = getattr(exc, "body", None)
+    error = error.get("error", error) if isinstance(error, dict) else None
+    if not isinstance(error, dict):
+        return False
+    code, param = str(error.get("code") or ""), str(error.get("param") or "")
+    if "model" in code or param == "model":
+        return True
+    return param in {"temperature", "max_tokens", *settings.extra_body}
 
 
 def _retryable(exc: Exception) -> bool:
@@ -113,7 +237,7 @@ def _retryable(exc: Exception) -> bool:
 
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code == 429 or exc.status_code >= 500
-    return True
+    return not isinstance(exc, ResponseTooLarge)
 
 
 def _retry_after(exc: Exception) -> float | None:
@@ -133,17 +257,39 @@ def _response(completion: Any, latency: float) -> ChatResponse:
     try:
         choice = completion["choices"][0]
         message = choice["message"]
-        calls = [
-            {"id": call.get("id"), "name": call["function"]["name"], "arguments": call["function"].get("arguments")}
-            for call in message.get("tool_calls") or []
-            if call.get("function")
-        ]
+        calls = _calls(message.get("tool_calls"))
         content = _text(message.get("content"))
         reasoning = message.get("reasoning_content") or message.get("reasoning")
         usage = _usage(completion.get("usage"))
         return ChatResponse(content, choice.get("finish_reason"), calls, reasoning, latency, usage)
     except (KeyError, IndexError, TypeError, AttributeError) as exc:
         raise ValueError(f"not a chat completion ({type(exc).__name__}: {exc})") from None
+
+
+def _calls(tool_calls: Any) -> list[dict[str, Any]]:
+    """The answer's tool calls as ``{"id", "name", "arguments"}``. A malformed one (no name, a string
+    where an object belongs, ``tool_calls`` itself a string) is kept as a call with what could be read
+    (name None when there is none): it is the model's answer, scored as an invalid call as
+    K2-Vendor-Verifier does, not a transport fault to retry."""
+    if not tool_calls:
+        return []
+    if not isinstance(tool_calls, list):
+        tool_calls = [tool_calls]
+    calls = []
+    for call in tool_calls:
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            name = function.get("name")
+            calls.append(
+                {
+                    "id": call.get("id") if isinstance(call.get("id"), str) else None,
+                    "name": name if isinstance(name, str) else None,
+                    "arguments": function.get("arguments"),
+                }
+            )
+        else:
+            calls.append({"id": None, "name": None, "arguments": None, "malformed": json.dumps(call)[:300]})
+    return calls
 
 
 def _usage(usage: Any) -> dict[str, int] | None:
@@ -197,15 +343,21 @@ async def _connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     if not first:
         return
     endpoint = Endpoint(ModelSettings(**json.loads(first)["settings"]))
-    await endpoint.open()
+    try:
+        await endpoint.open()
+        unusable = ""
+    except Exception as exc:  # the SDK refused its settings: say so to every request, not a dropped line
+        unusable = f"the openai client cannot be created: {type(exc).__name__}: {exc}"
     tasks: dict[int, asyncio.Task[None]] = {}
 
     async def answer(number: int, request: ChatRequest) -> None:
         try:
+            if unusable:
+                raise FatalRequestError(unusable)
             response = _redacted(await endpoint.complete(request), _secret(endpoint.settings.api_key))
             line = json.dumps({"id": number, "response": dataclasses.asdict(response)})
         except RequestError as exc:
-            line = json.dumps({"id": number, "error": str(exc)})
+            line = json.dumps({"id": number, "error": str(exc), "fatal": isinstance(exc, FatalRequestError)})
         except Exception as exc:  # never leave the parent waiting
             line = json.dumps({"id": number, "error": f"{type(exc).__name__}: {exc}"}, default=repr)
         if not writer.is_closing():

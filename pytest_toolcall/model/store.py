@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -44,35 +45,133 @@ def request_key(model: str, base_url: str | None, request: ChatRequest, sampling
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+class StoreError(Exception):
+    """A store that cannot be used: one line naming the file and what to do."""
+
+
+#: The columns this version reads and writes.
+_COLUMNS = {"key", "model", "stored_at", "response"}
+
+
 class ResponseStore:
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    """The store file at ``path``. ``writable=False`` (modes read-only and replay) opens it read-only:
+    a store on a read-only file or folder can be replayed, and a missing one is simply empty."""
+
+    def __init__(self, path: Path, writable: bool = True) -> None:
         self.path = path
-        # One connection shared by pytest's thread and the client thread, serialized by a lock.
-        self._db = sqlite3.connect(path, timeout=30, check_same_thread=False, isolation_level=None)
+        self.writable = writable
+        #: What was wrong with the file found at start, when it was moved aside ("" otherwise).
+        self.repaired = ""
         self._lock = threading.Lock()
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if version == 1:
-                raise RuntimeError(
-                    f"{path}: response store of schema 1, written before answers were kept per unit and attempt "
-                    "(its keys cannot be converted); move it aside or pass another --toolcall-cache=DIR"
-                )
-            if version not in (0, SCHEMA_VERSION):
-                raise RuntimeError(f"{path}: response store of schema {version}, expected {SCHEMA_VERSION}")
-            self._db.execute(
+        self._db: sqlite3.Connection | None = None
+        if writable:
+            self._open_writable()
+        elif path.exists():
+            self._open_read_only()
+
+    def _open_writable(self) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"{self.path.parent}: cannot create the response store folder ({exc.strerror})") from None
+        problem = self._try_open(lambda: sqlite3.connect(self.path, **_CONNECT), create=True)
+        if problem is None:
+            return
+        # Damaged, or of another version: keep it (it may hold answers worth having) and start anew.
+        aside = self.path.with_name(f"{self.path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
+        try:
+            os.replace(self.path, aside)
+            for suffix in ("-wal", "-shm"):
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"{self.path}: {problem}, and it cannot be moved aside ({exc.strerror}): move or delete it"
+            ) from None
+        self.repaired = f"{problem}; moved aside to {aside.name}, a new store was started"
+        again = self._try_open(lambda: sqlite3.connect(self.path, **_CONNECT), create=True)
+        if again is not None:
+            raise StoreError(f"{self.path}: {again}")
+
+    def _open_read_only(self) -> None:
+        uri = self.path.absolute().as_uri()
+        problem = self._try_open(lambda: sqlite3.connect(f"{uri}?mode=ro", uri=True, **_CONNECT), create=False)
+        if problem is not None and "damaged" not in problem and "schema" not in problem:
+            # A store in WAL mode on a read-only folder cannot be opened read-only the usual way (its
+            # shared-memory file cannot be created): as an immutable file it can.
+            problem = self._try_open(lambda: sqlite3.connect(f"{uri}?immutable=1", uri=True, **_CONNECT), create=False)
+        if problem is not None:
+            raise StoreError(
+                f"{self.path}: {problem}: move it away, or run with --toolcall-cache-mode=read-write "
+                "to have it moved aside and a new one started"
+            )
+
+    def _try_open(self, connect: Any, create: bool) -> str | None:
+        """Open and check the store; what is wrong with it, or None."""
+        if self.path.is_dir():
+            return "a folder is where the store file belongs"
+        try:
+            db = connect()
+        except sqlite3.Error as exc:
+            return f"cannot be opened ({exc})"
+        try:
+            problem = self._check(db, create)
+        except sqlite3.OperationalError as exc:
+            db.close()
+            text = str(exc)
+            if "locked" in text or "busy" in text:  # another run holds it: not damage
+                raise StoreError(f"{self.path}: in use by another process ({text}): try again") from None
+            if "readonly" in text or "read-only" in text:
+                raise StoreError(
+                    f"{self.path}: cannot be written ({text}): make it writable, or run with "
+                    "--toolcall-cache-mode=read-only (or replay)"
+                ) from None
+            if "unable to open" in text:
+                return f"cannot be opened ({text})"
+            return f"damaged or not a response store ({text})"
+        except sqlite3.DatabaseError as exc:
+            problem = f"damaged or not a response store ({exc})"
+        if problem is not None:
+            db.close()
+            return problem
+        self._db = db
+        return None
+
+    def _check(self, db: sqlite3.Connection, create: bool) -> str | None:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version == 1:
+            return (
+                "a response store of schema 1, written before answers were kept per unit and attempt "
+                "(its keys cannot be converted)"
+            )
+        if version not in (0, SCHEMA_VERSION):
+            return f"a response store of schema {version}, this version reads schema {SCHEMA_VERSION}"
+        columns = {row[1] for row in db.execute("PRAGMA table_info(responses)")}
+        if columns and not _COLUMNS <= columns:
+            return f"a responses table of another schema (columns {', '.join(sorted(columns))})"
+        if not columns and version == SCHEMA_VERSION:
+            return "a response store without its responses table (damaged)"
+        if create:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute(
                 "CREATE TABLE IF NOT EXISTS responses "
                 "(key TEXT PRIMARY KEY, model TEXT NOT NULL, stored_at REAL NOT NULL, response TEXT NOT NULL)"
             )
             # Seconds each unit took when last asked fresh: weights for cutting shards.
-            self._db.execute("CREATE TABLE IF NOT EXISTS unit_costs (nodeid TEXT PRIMARY KEY, seconds REAL NOT NULL)")
-            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            db.execute("CREATE TABLE IF NOT EXISTS unit_costs (nodeid TEXT PRIMARY KEY, seconds REAL NOT NULL)")
+            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        if columns or create:  # reads a page of the table: a truncated file fails here, not mid-run
+            db.execute("SELECT count(*) FROM (SELECT key FROM responses LIMIT 1)").fetchone()
+        return None
 
     def get(self, key: str) -> ChatResponse | None:
-        with self._lock:
-            row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
+        if self._db is None:
+            return None  # read-only, and there is no store yet
+        try:
+            with self._lock:
+                row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
+        except sqlite3.DatabaseError:
+            return None  # a page damaged since the start: a miss, not a crash
         if row is None:
             return None
         try:
@@ -81,18 +180,30 @@ class ResponseStore:
             return None  # a row this version cannot read is a miss, not a crash
 
     def put(self, key: str, model: str, response: ChatResponse) -> None:
+        if self._db is None or not self.writable:
+            return
         text = json.dumps(dataclasses.asdict(response))  # ASCII: lone surrogates survive
-        with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO responses (key, model, stored_at, response) VALUES (?, ?, ?, ?)",
-                (key, model, time.time(), text),
-            )
+        try:
+            with self._lock:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO responses (key, model, stored_at, response) VALUES (?, ?, ?, ?)",
+                    (key, model, time.time(), text),
+                )
+        except sqlite3.DatabaseError:
+            pass  # the answer is still scored; only its reuse by a later run is lost
 
     def unit_costs(self) -> dict[str, float]:
-        with self._lock:
-            return dict(self._db.execute("SELECT nodeid, seconds FROM unit_costs").fetchall())
+        if self._db is None:
+            return {}
+        try:
+            with self._lock:
+                return dict(self._db.execute("SELECT nodeid, seconds FROM unit_costs").fetchall())
+        except sqlite3.DatabaseError:  # a store without the table (read-only, older), or damaged since
+            return {}
 
     def put_unit_costs(self, costs: dict[str, float]) -> None:
+        if self._db is None or not self.writable:
+            return
         with self._lock:
             self._db.execute("BEGIN")
             self._db.executemany("INSERT OR REPLACE INTO unit_costs (nodeid, seconds) VALUES (?, ?)", costs.items())
@@ -100,7 +211,12 @@ class ResponseStore:
 
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            if self._db is not None:
+                self._db.close()
+
+
+# One connection shared by pytest's thread and the client thread, serialized by a lock.
+_CONNECT: dict[str, Any] = {"timeout": 30, "check_same_thread": False, "isolation_level": None}
 
 
 def merge_stores(sources: list[Path], target: Path) -> int:

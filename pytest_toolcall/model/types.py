@@ -26,6 +26,8 @@ class ModelSettings:
     timeout: float
     max_retries: int
     concurrency: int
+    #: The environment variable the key came from ("" for an endpoint that needs none): named in advice.
+    api_key_env: str | None = None
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,11 @@ class ChatResponse:
 
 class RequestError(Exception):
     """A request that got no usable answer after the configured retries."""
+
+
+class FatalRequestError(RequestError):
+    """An answer no retry and no other request can change (a bad key, an unknown model or endpoint):
+    the run stops sending; the message says what to check."""
 
 
 class Model(Protocol):

@@ -95,9 +95,9 @@ def write_html(report: dict[str, Any], path: str | os.PathLike[str]) -> None:
         with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as handle:
             handle.write(text)
         # mkstemp makes the file private; a report is meant to be shared, so give it the usual mode.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
+        from pytest_toolcall.results.report import process_umask
+
+        os.chmod(tmp, 0o666 & ~process_umask())
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

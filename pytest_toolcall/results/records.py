@@ -33,6 +33,7 @@ class Record(TypedDict, total=False):
     latency_s: float | None
     failure_kind: str | None
     reason: str  # the verdict's brief, when it failed
+    stopped: bool  # not sent (or the answer that stopped the run): an answer no retry can fix came
     repeat: int  # the attempt, 1-based (1 without --toolcall-repeat)
     usage: dict[str, Any] | None  # tokens summed over the unit's requests, and one entry per request
     from_store: bool  # every answer came from the response store

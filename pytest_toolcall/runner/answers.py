@@ -19,7 +19,7 @@ from pytest_toolcall.core.settings import ORACLE, Settings
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.model.oracle import OracleModel
 from pytest_toolcall.model.prefetch import DoneJob, Job, Prefetcher, RequestsJob, RunOrder, ThreadJob
-from pytest_toolcall.model.store import CachedModel, ResponseStore
+from pytest_toolcall.model.store import CachedModel, ResponseStore, StoreError
 from pytest_toolcall.model.types import ChatRequest, ChatResponse, Model, ModelSettings, RequestError
 from pytest_toolcall.results.usage import Budget
 from pytest_toolcall.runner.collect import CATALOG, Catalog, unit_of
@@ -36,6 +36,8 @@ class Answers:
         self._own_client = False  # this worker could not reach the controller's client process
         self.prefetcher = Prefetcher(self.job_for, lookahead=2 * settings.concurrency)
         self.order: RunOrder | None = None
+        #: Why the run stopped sending (an answer no retry can fix), or None.
+        self.stopped: str | None = None
         # Dialogues are sequential by nature: each runs on a thread of its own so that it never
         # blocks the other items while it waits for the model.
         self.dialogues = ThreadPoolExecutor(max_workers=settings.concurrency, thread_name_prefix="toolcall-dialogue")
@@ -84,6 +86,7 @@ class Answers:
                     timeout=s.timeout,
                     max_retries=s.max_retries,
                     concurrency=s.concurrency,
+                    api_key_env=api_key_env,
                 )
             )
             if self.budget is not None:
@@ -116,20 +119,15 @@ class Answers:
     def store(self) -> ResponseStore | None:
         if self._store is None:
             folder = self.store_dir()
-            self._store = None if folder is None else ResponseStore(folder / STORE_FILE)
+            if folder is not None:
+                try:
+                    self._store = ResponseStore(folder / STORE_FILE, self.settings.cache_mode == "read-write")
+                except StoreError as exc:
+                    raise RequestError(f"response store: {exc}") from None
         return self._store
 
     def store_dir(self) -> Path | None:
-        if self.settings.cache_mode == "off":
-            return None
-        if self.settings.cache is not None:
-            return self.settings.cache
-        cache = getattr(self.config, "cache", None)  # absent with -p no:cacheprovider
-        if cache is None:
-            if self.settings.cache_mode == "replay":
-                raise pytest.UsageError("--toolcall-cache-mode=replay needs --toolcall-cache=DIR or pytest's cache")
-            return None
-        return Path(cache.mkdir("toolcall"))
+        return store_dir(self.config, self.settings)
 
     # --- jobs ----------------------------------------------------------------------------------
 
@@ -137,6 +135,8 @@ class Answers:
         unit = unit_of(item)
         if unit is None:
             return None
+        if self.stopped is not None:
+            return DoneJob(Skip(f"not sent: {self.stopped}"))
         models = UnitModels(self, unit)
         plan = self.catalog.benchmarks[unit.benchmark].plan(unit, models)
         if isinstance(plan, Requests):
@@ -145,6 +145,11 @@ class Answers:
             return UnitJob(ThreadJob(self.dialogues, plan.run), models)
         assert isinstance(plan, Skip), f"{unit.benchmark}.plan returned {plan!r}"
         return UnitJob(DoneJob(plan), models)
+
+    def stop(self, reason: str) -> None:
+        """Send nothing more: what is queued is dropped, the items still to come are skipped."""
+        self.stopped = reason
+        self.prefetcher.stop()
 
     def before(self, item: pytest.Item) -> None:
         if self.order is None:
@@ -296,3 +301,33 @@ class UnitJob:
 
     def cancel(self) -> None:
         self.job.cancel()
+
+
+def store_dir(config: pytest.Config, settings: Settings) -> Path | None:
+    """The folder of the run's response store, or None when there is none."""
+    if settings.cache_mode == "off":
+        return None
+    if settings.cache is not None:
+        return settings.cache
+    cache = getattr(config, "cache", None)  # absent with -p no:cacheprovider
+    if cache is None:
+        if settings.cache_mode == "replay":
+            raise pytest.UsageError("--toolcall-cache-mode=replay needs --toolcall-cache=DIR or pytest's cache")
+        return None
+    return Path(cache.mkdir("toolcall"))
+
+
+def check_store(config: pytest.Config, settings: Settings) -> str:
+    """Open the store once at start-up, before any worker or request: a damaged one is moved aside
+    and replaced when the mode writes (the returned line says so), else a usage error names it."""
+    if all(model == ORACLE for model in (settings.model, *settings.other_models)):
+        return ""  # the oracle answers at once: it never uses the store
+    folder = store_dir(config, settings)
+    if folder is None:
+        return ""
+    try:
+        store = ResponseStore(folder / STORE_FILE, settings.cache_mode == "read-write")
+    except StoreError as exc:
+        raise pytest.UsageError(f"--toolcall-cache: {exc}") from None
+    store.close()
+    return f"{store.path}: {store.repaired}" if store.repaired else ""

@@ -11,7 +11,7 @@ import pytest
 
 from pytest_toolcall.core.benchmark import Skip, Unit
 from pytest_toolcall.core.settings import Settings
-from pytest_toolcall.model.types import ChatResponse, Model, RequestError
+from pytest_toolcall.model.types import ChatResponse, FatalRequestError, Model, RequestError
 from pytest_toolcall.results.records import RECORD, new_record
 from pytest_toolcall.runner.answers import ANSWERS, BudgetExhausted
 from pytest_toolcall.runner.collect import CATALOG, TEST_UNIT, UNIT
@@ -79,18 +79,31 @@ def acebench_env() -> Callable[..., Any]:
 def toolcall_answer(request: pytest.FixtureRequest, toolcall_record: dict[str, Any]) -> Any:
     """What the model answered to the unit's plan, usually already fetched by the prefetcher: the
     responses of its requests, or what its dialogue returned."""
-    job = request.config.stash[ANSWERS].prefetcher.take(request.node)
+    answers = request.config.stash[ANSWERS]
+    job = answers.prefetcher.take(request.node)
     try:
         answer = job.result()
     except BudgetExhausted as exc:
         _keep_usage(job, toolcall_record)
         toolcall_record["not_run"] = "budget"  # the gate counts it as not run: the run is partial
         pytest.skip(str(exc))
+    except FatalRequestError as exc:
+        # The first such answer is this item's error; every later item is skipped with its reason.
+        if answers.stopped is not None:
+            toolcall_record["stopped"] = True
+            pytest.skip(f"not sent: {answers.stopped}")
+        answers.stop(str(exc))
+        _keep_usage(job, toolcall_record)
+        toolcall_record["error"] = str(exc)
+        toolcall_record["stopped"] = True
+        pytest.fail(f"request failed: {exc}", pytrace=False)
     except RequestError as exc:
         _keep_usage(job, toolcall_record)
         toolcall_record["error"] = str(exc)
         pytest.fail(f"request failed: {exc}", pytrace=False)  # an error of the item: setup failed
     if isinstance(answer, Skip):
+        if answers.stopped is not None and answer.reason.startswith("not sent:"):
+            toolcall_record["stopped"] = True
         pytest.skip(answer.reason)
     _keep_usage(job, toolcall_record)
     if isinstance(answer, list) and answer and all(isinstance(r, ChatResponse) for r in answer):

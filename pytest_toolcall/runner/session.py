@@ -9,6 +9,7 @@ import gc
 import hashlib
 import os
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,14 +17,14 @@ import pytest
 from pytest_toolcall import __version__
 from pytest_toolcall.core import registry
 from pytest_toolcall.core.benchmark import MODULE_NODEID, Benchmark, Unit, is_benchmark_nodeid
-from pytest_toolcall.core.settings import Settings
+from pytest_toolcall.core.settings import Settings, redact_url, usage_error
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.results import gate, github, report, summary
 from pytest_toolcall.results.aggregate import aggregate, all_blocks, report_document, run_usage
 from pytest_toolcall.results.baseline import BaselineError, compare_run, load_baseline
 from pytest_toolcall.results.records import RECORD, RecordCollector, sanitize
 from pytest_toolcall.runner import collect, failures, selection, shards
-from pytest_toolcall.runner.answers import ANSWERS, Answers
+from pytest_toolcall.runner.answers import ANSWERS, Answers, check_store
 from pytest_toolcall.runner.failures import VERDICT
 
 
@@ -36,6 +37,12 @@ class ToolcallRun:
                 self.thresholds = gate.parse_thresholds(settings.fail_under)
             except ValueError as exc:
                 raise pytest.UsageError(f"--toolcall-fail-under: {exc}") from None
+        if not hasattr(config, "workerinput"):
+            check_outputs(config, settings)
+            if not config.option.collectonly:  # collecting sends nothing: no key needed
+                check_api_key(settings)
+        # (Workers open the store the controller checked; xdist has not started them yet.)
+        self.store_repaired = "" if hasattr(config, "workerinput") else check_store(config, settings)
         if settings.fail_on_regression is not None and settings.baseline is None:
             raise pytest.UsageError("--toolcall-fail-on-regression: needs --toolcall-baseline=REPORT.json")
         #: The baseline report, read now: a wrong path is found before any request.
@@ -65,6 +72,7 @@ class ToolcallRun:
         self.shortfalls: list[str] = []
         self.deselected = 0  # benchmark items deselected by -m, -k or requested node ids
         self.data_problems: list[str] = []  # node ids of the data that could not be loaded
+        self.output_failures: list[str] = []  # outputs that could not be written at the end
         #: What was selected before sharding (known where items are collected; xdist workers send it).
         self.selection: shards.Selection | None = None
         #: Node ids of the session's other tests (and collectors) that failed: a gate never passes them.
@@ -86,14 +94,16 @@ class ToolcallRun:
 
     def pytest_report_header(self) -> list[str]:
         s = self.settings
-        endpoint = (
-            "none (oracle)" if not s.sends_requests else s.base_url or f"{OPENAI_DEFAULT_URL} (the SDK's default)"
-        )
+        endpoint = redact_url(s.base_url) or f"{OPENAI_DEFAULT_URL} (the SDK's default)"
+        if not s.sends_requests:
+            endpoint = "none (oracle)"
         parts = [f"toolcall: model={s.model} endpoint={endpoint} bench={','.join(s.benches) or 'none'}"]
         parts += filter(None, (benchmark.header() for benchmark in self.benchmarks.values()))
+        repaired = [f"toolcall: response store {self.store_repaired}"] if self.store_repaired else []
         if s.shard is not None:
             parts.append(f"shard={s.shard[0]}/{s.shard[1]}")
         return [
+            *repaired,
             " ".join(parts),
             f"toolcall: temperature={s.temperature} max_tokens={s.max_tokens} concurrency={s.concurrency} "
             f"timeout={s.timeout}s max_retries={s.max_retries} cache={s.cache_mode}",
@@ -275,6 +285,12 @@ class ToolcallRun:
             # never leaves half a file where CI looks for one.
             final_xml = xml.logfile
             xml.logfile = f"{final_xml}.{os.getpid()}.tmp"
+            try:  # checked at start-up; if the folder went away since, lose this output alone
+                os.makedirs(os.path.dirname(os.path.abspath(xml.logfile)), exist_ok=True)
+                open(xml.logfile, "w").close()
+            except OSError as exc:
+                self.output_lost(session, "JUnit XML", final_xml, exc)
+                xml.logfile = os.devnull
         try:
             result = yield
         except BaseException:
@@ -284,13 +300,21 @@ class ToolcallRun:
         finally:
             if final_xml is not None:
                 temporary, xml.logfile = xml.logfile, final_xml
-        if final_xml is not None and os.path.exists(temporary):
+        if final_xml is not None and temporary != os.devnull and os.path.exists(temporary):
             os.replace(temporary, final_xml)
         lf = self.config.pluginmanager.get_plugin("lfplugin")
         if self.last_failed_key and lf is not None and not self.is_worker:
             # As pytest just wrote its own list.
             self.config.cache.set(self.last_failed_key, {str(k): v for k, v in lf.lastfailed.items()})
         return result
+
+    def output_lost(self, session: pytest.Session, what: str, path: Any, exc: BaseException) -> None:
+        """One output could not be written: say so in one line, keep writing the others, and make
+        the run fail (its artefacts are incomplete)."""
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+        self.output_failures.append(f"{what} not written to {path}: {reason}")
+        if session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def finish(self, session: pytest.Session, xml: Any) -> None:
         self.catalog  # the data, for what aggregates need of it (the xdist controller loads it here)  # noqa: B018
@@ -308,15 +332,22 @@ class ToolcallRun:
         if self.settings.report or self.settings.html:
             document = self.json_report(samples)
             if self.settings.report:
-                report.write_json_atomic(self.settings.report, document)
+                try:
+                    report.write_json_atomic(self.settings.report, document)
+                except (OSError, ValueError) as exc:
+                    self.output_lost(session, "JSON report", self.settings.report, exc)
             if self.settings.html:
                 from pytest_toolcall.results.html import write_html
 
-                write_html(document, self.settings.html)
+                try:
+                    write_html(document, self.settings.html)
+                except (OSError, ValueError) as exc:
+                    self.output_lost(session, "HTML report", self.settings.html, exc)
         if self.gated:
             self.shortfalls = self.gate(session, samples)
             if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-                session.exitstatus = pytest.ExitCode.TESTS_FAILED if self.shortfalls else pytest.ExitCode.OK
+                failed = self.shortfalls or self.output_failures
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED if failed else pytest.ExitCode.OK
 
     def gate(self, session: pytest.Session, samples: list[dict[str, Any]]) -> list[str]:
         """Every reason the gate fails; empty when it passes."""
@@ -379,7 +410,7 @@ class ToolcallRun:
         selection = self.selection or shards.selection_of(self.collector.selected)
         return {
             "model": s.model,
-            "base_url": s.base_url,
+            "base_url": redact_url(s.base_url),
             "started_at": self.started_at,
             "finished_at": _now(),
             "plugin_version": __version__,
@@ -425,6 +456,11 @@ class ToolcallRun:
                 "(see the collection errors above)",
                 yellow=True,
             )
+        stopped = [r for r in self.collector.records.values() if r.get("stopped")]
+        if stopped:
+            reason = next((r["error"] for r in stopped if r.get("error")), "an answer no retry can fix")
+            skipped = sum(1 for r in stopped if r.get("outcome") == "skipped")
+            tr.write_line(f"toolcall: {reason} ({skipped} item(s) not sent, skipped)", red=True, bold=True)
         if self.usage and self.usage["requests"]:
             tr.write_sep("=", "toolcall: usage")
             for line in summary.usage_lines(self.usage, self.settings.price):
@@ -456,10 +492,13 @@ class ToolcallRun:
                     green=True,
                     bold=True,
                 )
-        if self.settings.report:
+        lost = " ".join(self.output_failures)
+        if self.settings.report and "JSON report" not in lost:
             tr.write_line(f"toolcall report: {self.settings.report}")
-        if self.settings.html:
+        if self.settings.html and "HTML report" not in lost:
             tr.write_line(f"toolcall HTML report: {self.settings.html}")
+        for failure in self.output_failures:
+            tr.write_line(f"toolcall: {failure}", red=True, bold=True)
 
     def pytest_unconfigure(self) -> None:
         # pytest runs five full garbage collections after this (to report unraisable exceptions);
@@ -482,7 +521,7 @@ def _last_failed_by_model(config: pytest.Config, settings: Settings) -> str | No
     cache = getattr(config, "cache", None)
     if lf is None or cache is None or not hasattr(lf, "lastfailed"):
         return None
-    who = f"{settings.model}@{settings.base_url or 'default'}"
+    who = f"{settings.model}@{redact_url(settings.base_url) or 'default'}"
     key = "toolcall/lastfailed/" + re.sub(r"[^A-Za-z0-9._-]+", "_", who)[:80] + "-" + _digest(who)
     stored = cache.get(key, None)
     if not isinstance(stored, dict):
@@ -515,6 +554,39 @@ def junit_classname(unit: Unit) -> str:
 def _classname(benchmark: str, lang: str | None, category: str) -> str:
     parts = ["toolcall", benchmark, lang, None if category == benchmark else category]
     return ".".join(part for part in parts if part)
+
+
+def check_api_key(settings: Settings) -> None:
+    """A run that will reach the network names a variable that holds its key, or chose none (an
+    empty --toolcall-api-key-env, for endpoints that need no key): never a made-up key."""
+    if not settings.sends_requests or settings.is_oracle or not settings.api_key_env:
+        return
+    if not os.environ.get(settings.api_key_env):
+        endpoint = redact_url(settings.base_url) or "the default endpoint"
+        raise usage_error(
+            "api-key-env",
+            f"${settings.api_key_env} is not set: set it to the API key of {endpoint}, "
+            "or pass --toolcall-api-key-env= (empty) for an endpoint that needs no key",
+        )
+
+
+def check_outputs(config: pytest.Config, settings: Settings) -> None:
+    """Every output path, checked before any request: a path that cannot be written is a usage
+    error now rather than a lost result after hours of requests."""
+    outputs = [("report", settings.report), ("html", settings.html)]
+    xmlpath = getattr(config.option, "xmlpath", None)
+    for name, path in [*outputs, ("junitxml", xmlpath)]:
+        if not path:
+            continue
+        problem = report.output_problem(Path(path).expanduser().absolute())
+        if problem is not None:
+            option = "--junitxml" if name == "junitxml" else f"--toolcall-{name}"
+            if name == "junitxml":
+                raise pytest.UsageError(f"{option}: cannot write {path}: {problem}")
+            raise usage_error(name, f"cannot write {path}: {problem}")
+    given = [Path(p).expanduser().absolute() for _, p in outputs if p] + ([Path(xmlpath).absolute()] if xmlpath else [])
+    if len(set(given)) != len(given):
+        raise pytest.UsageError("--toolcall-report, --toolcall-html and --junitxml must name different files")
 
 
 def _junit_key() -> Any:

@@ -76,19 +76,19 @@ def test_all_keys_present() -> None:
     }
 
 
-@pytest.mark.parametrize(
-    "records",
-    [
-        [],
-        [rec(False, "stop"), rec(False, "length")],  # no call, no positive label: every denominator is 0
-        [rec(True, "error", outcome="error")],
-    ],
-    ids=["empty", "all negative", "only errors"],
-)
-def test_zero_denominators_give_zero(records: list[dict[str, Any]]) -> None:
-    metrics = general_fc_metrics(records)
+def test_zero_denominators_give_zero() -> None:
+    # No call, no positive label: every denominator is 0, as in K2-Vendor-Verifier.
+    metrics = general_fc_metrics([rec(False, "stop"), rec(False, "length")])
     for key in ("schema_accuracy", "tool_call_precision", "tool_call_recall", "tool_call_f1"):
         assert metrics[key] == 0.0
+
+
+@pytest.mark.parametrize("records", [[], [rec(True, "error", outcome="error")]], ids=["empty", "only errors"])
+def test_nothing_scored_is_not_measured(records: list[dict[str, Any]]) -> None:
+    # Issue 11 (d): with nothing scored the metrics are null ("not measured"), never 0.
+    metrics = general_fc_metrics(records)
+    for key in ("schema_accuracy", "tool_call_precision", "tool_call_recall", "tool_call_f1"):
+        assert metrics[key] is None
 
 
 def test_precision_without_recall_gives_zero_f1() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_toolcall.model.sdk_server import _usage
-from pytest_toolcall.model.store import SCHEMA_VERSION, ResponseStore, request_key
+from pytest_toolcall.model.store import SCHEMA_VERSION, ResponseStore, StoreError, request_key
 from pytest_toolcall.model.types import ChatRequest
 
 
@@ -32,8 +32,12 @@ def test_a_store_of_schema_1_is_named_with_what_to_do(tmp_path: Path) -> None:
     db.execute("PRAGMA user_version=1")
     db.commit()
     db.close()
-    with pytest.raises(RuntimeError, match=r"responses\.sqlite3: response store of schema 1.*move it aside"):
-        ResponseStore(path)
+    # Issue 11: read-only modes name it and what to do; read-write moves it aside and starts anew.
+    with pytest.raises(StoreError, match=r"responses\.sqlite3: a response store of schema 1, written before.*move it"):
+        ResponseStore(path, writable=False)
+    store = ResponseStore(path)
+    assert "schema 1" in store.repaired and "moved aside" in store.repaired
+    store.close()
     assert SCHEMA_VERSION == 2
 
 

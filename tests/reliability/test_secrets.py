@@ -63,7 +63,8 @@ def echo_responder(server_ref: list[EchoServer], table: AnswerTable) -> Any:
         except KeyError:
             return Reply(content="finish conversation")  # agent and user-simulator turns
         if item.endswith("normal_atom_bool_0]"):
-            return Reply(status=401, content=f"Incorrect API key provided: {auth}. Request was {json.dumps(echo)}")
+            # 422, not 401: a 401 now stops the whole run (issue 11), and every echo below must be sent.
+            return Reply(status=422, content=f"Incorrect API key provided: {auth}. Request was {json.dumps(echo)}")
         if item.endswith("normal_atom_bool_1]"):
             return Reply(status=400, body=json.dumps({"error": {"message": f"bad request with {auth}", "echo": echo}}))
         if item.endswith("normal_atom_number_0]"):
@@ -73,7 +74,7 @@ def echo_responder(server_ref: list[EchoServer], table: AnswerTable) -> Any:
         if item.endswith("special_incomplete_0]"):
             return Reply(body=json.dumps({"error": f"no completion for {auth}", "echo": echo}))
         if item.endswith("normal_atom_list_0]"):
-            return Reply(status=403, content=f"key {auth.removeprefix('Bearer ')} may not use this model")
+            return Reply(status=409, content=f"key {auth.removeprefix('Bearer ')} may not use this model")
         return table(body)
 
     return respond
@@ -162,7 +163,7 @@ def test_the_keys_appear_nowhere(
     assert f"Bearer {user_key}" in server.auth_headers, "the user simulator never called the server"
     # The echoing replies became errors whose messages were kept (redacted), not dropped.
     samples = {s["id"]: s for s in load_report(pytester.path / "report.json")["samples"]}
-    for sample_id, status in (("normal_atom_bool_0", "HTTP 401"), ("normal_atom_bool_1", "HTTP 400")):
+    for sample_id, status in (("normal_atom_bool_0", "HTTP 422"), ("normal_atom_bool_1", "HTTP 400")):
         assert samples[sample_id]["outcome"] == "error"
         assert status in samples[sample_id]["error"]
     assert "Incorrect API key provided" in samples["normal_atom_bool_0"]["error"]

@@ -118,6 +118,7 @@ def load_category(root: Path, lang: str, category: str) -> list[Sample]:
         )
     fields = _FIELDS.get(category) or _FIELDS["agent" if family(category) == "agent" else "default"]
     steps = []
+    first_line: dict[str, int] = {}  # id -> line it first appeared on
     for (line, row), (answer_line, answer) in zip(rows, answers, strict=True):
         where = f"{data_path}:{line}"
         missing = [f for f in fields if f not in row]
@@ -131,6 +132,10 @@ def load_category(root: Path, lang: str, category: str) -> list[Sample]:
             )
         if not str(row["id"]).startswith(category + "_"):
             raise DataError(f"{where}: id {row['id']!r} does not belong to category {category}")
+        # Two samples with one id would get one item id: pytest renames them and neither is scored.
+        seen = first_line.setdefault(str(row["id"]), line)
+        if seen != line:
+            raise DataError(f"{where}: duplicate id {row['id']!r} (first on line {seen})")
         steps.append(Step(row["id"], row, answer, where))
     if is_multi_turn_normal(category):
         return _dialogues(lang, category, steps)

@@ -43,13 +43,19 @@ def _language(
     categories = {
         c: _category(c, by_category[c], sizes.get((lang, c)), attempts) for c in CATEGORIES if by_category.get(c)
     }
-    accuracy = {c: m["accuracy"] for c, m in categories.items()}
-    official_accuracy = {c: m.get("accuracy_official", m["accuracy"]) for c, m in categories.items()}
+    # A category whose every item errored measured nothing: its accuracy is None, never 0.
+    accuracy = {c: m["accuracy"] for c, m in categories.items() if m["accuracy"] is not None}
+    official_accuracy = {c: m.get("accuracy_official", m["accuracy"]) for c, m in categories.items() if c in accuracy}
     groups = {g: _mean([accuracy[c] for c in members if c in accuracy]) for g, members in GROUPS.items()}
-    official_groups = {
-        g: round(sum(official_accuracy.get(c, 0.0) for c in members) / len(members), 3) for g, members in GROUPS.items()
+    official_groups: dict[str, float | None] = {
+        g: round(sum(official_accuracy.get(c, 0.0) for c in members) / len(members), 3) if accuracy else None
+        for g, members in GROUPS.items()
     }
-    official = round(sum(w * official_groups[g] for g, w in OVERALL_WEIGHTS.items()), 3)
+    official = (
+        round(sum(w * official_groups[g] for g, w in OVERALL_WEIGHTS.items()), 3)  # type: ignore[operator]
+        if accuracy
+        else None
+    )
     evaluated = {g: w for g, w in OVERALL_WEIGHTS.items() if groups[g] is not None}
     renormalised = (
         sum(w * groups[g] for g, w in evaluated.items()) / sum(evaluated.values()) if evaluated else None  # type: ignore[operator]
@@ -61,13 +67,16 @@ def _language(
     intervals = group_intervals(
         {c: list(means.values()) for c, means in unit_means_by(records, "category").items()}, GROUPS, OVERALL_WEIGHTS
     )
+    shown_groups = groups if partial else official_groups
+    overall = renormalised if partial else official
     return {
         "categories": categories,
-        "groups": groups if partial else official_groups,
-        "groups_ci95": {g: as_list(intervals[g]) for g in GROUPS},
+        "groups": shown_groups,
+        # No interval around a value that nothing measured.
+        "groups_ci95": {g: as_list(intervals[g]) if shown_groups[g] is not None else None for g in GROUPS},
         "groups_official": official_groups,
-        "overall": renormalised if partial else official,
-        "overall_ci95": as_list(intervals["overall"]),
+        "overall": overall,
+        "overall_ci95": as_list(intervals["overall"]) if overall is not None else None,
         "overall_official": official,
         "partial": partial,
         "missing_categories": missing,
@@ -90,11 +99,13 @@ def _category(category: str, records: list[dict[str, Any]], size: int | None, at
         "passed": passed,
         "failed": n - passed - errors,
         "errors": errors,
-        "accuracy": _accuracy(category, passed / n),
+        "accuracy": _accuracy(category, passed / n) if n > errors else None,
         **category_fields(records),
         "process_acc": round(sum(processes) / n, 3) if has_process else None,
         "ceiling": _accuracy(category, sum(ceilings) / len(ceilings)) if ceilings else None,
     }
+    if metrics["accuracy"] is None:  # nothing measured: no interval around a value that does not exist
+        metrics["ci95"] = None
     expected = size * attempts if size is not None else n
     if n < expected:  # run short: officially, the units that did not run count as failed
         metrics["accuracy_official"] = _accuracy(category, passed / expected)

@@ -9,14 +9,14 @@ from tabulate import tabulate
 from pytest_toolcall.benchmarks.acebench.dataset import OVERALL_WEIGHTS
 from pytest_toolcall.core.failure_kinds import failure_kind_line
 from pytest_toolcall.results.summary import interval, pass_hat
-from pytest_toolcall.text import number
+from pytest_toolcall.text import measured, number
 
 
 def acebench_table(block: dict[str, Any]) -> list[str]:
     repeats = "pass_hat_k" in block
     rows = []
     for cat, m in block["categories"].items():
-        row = [cat, m["n"], m["passed"], m["failed"], m["errors"], number(m["accuracy"]), interval(m.get("ci95"))]
+        row = [cat, m["n"], m["passed"], m["failed"], m["errors"], measured(m["accuracy"]), interval(m.get("ci95"))]
         if repeats:
             row += [pass_hat(m.get("pass_hat_k")), m.get("flaky", 0)]
         rows.append([*row, number(m["process_acc"]), number(m["ceiling"])])
@@ -32,9 +32,9 @@ def acebench_table(block: dict[str, Any]) -> list[str]:
     lines = [*table.splitlines(), ""]
     intervals = block.get("groups_ci95") or {}
     group_rows = [
-        [group.upper(), number(value), interval(intervals.get(group))] for group, value in block["groups"].items()
+        [group.upper(), measured(value), interval(intervals.get(group))] for group, value in block["groups"].items()
     ]
-    group_rows.append(["OVERALL", number(block["overall"]), interval(block.get("overall_ci95"))])
+    group_rows.append(["OVERALL", measured(block["overall"]), interval(block.get("overall_ci95"))])
     lines += tabulate(
         group_rows, headers=["group", "score", "95% CI"], colalign=("left", "right", "right"), disable_numparse=True
     ).splitlines()
@@ -51,7 +51,7 @@ def acebench_table(block: dict[str, Any]) -> list[str]:
 def _partial_note(block: dict[str, Any]) -> str:
     evaluated = [g for g in OVERALL_WEIGHTS if block["groups"].get(g) is not None]
     notes = [f"partial: OVERALL renormalised over {', '.join(evaluated) or 'nothing'}"]
-    notes.append(f"official value (missing = 0) {block['overall_official']:.3f}")
+    notes.append(f"official value (missing = 0) {measured(block['overall_official'])}")
     if block["missing_categories"]:
         notes.append(f"not run: {', '.join(block['missing_categories'])}")
     if block["short_categories"]:

@@ -48,7 +48,7 @@ def general_fc_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
     passed = sum(1 for r in scored if r.get("outcome") == "passed")
     prf = _prf(confusion)
     official_prf = _prf(official)
-    return {
+    block: dict[str, Any] = {
         "n": len(records),
         "scored": len(scored),
         "errors": sum(1 for r in records if r.get("outcome") == ERROR),
@@ -72,6 +72,9 @@ def general_fc_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
         "validation_failures": _histogram(failures),
         "failure_kinds": failure_kind_counts(scored),
     }
+    if not scored:  # every item errored or was skipped: nothing was measured, which is not 0
+        block.update(dict.fromkeys(("schema_accuracy", *_prf(confusion)), None))
+    return block
 
 
 def trigger_agreement(records: list[dict[str, Any]], reference_records: list[dict[str, Any]]) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from pytest_toolcall.core.failure_kinds import (
     UNKNOWN_TOOL_KIND,
     has_tool_markup,
 )
+from pytest_toolcall.core.patterns import bounded_validator
 from pytest_toolcall.model.types import ChatResponse
 from pytest_toolcall.text import clip
 
@@ -240,6 +241,7 @@ def _compile(schema: Any) -> CompiledSchema:
     try:
         # default= also keeps an unknown $schema from warning: it falls back to 2020-12 quietly.
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-        return CompiledSchema(cls(schema, registry=_REGISTRY), "")
+        # pattern / patternProperties matched in bounded time, with re.search's verdicts (core/patterns.py)
+        return CompiledSchema(bounded_validator(cls)(schema, registry=_REGISTRY), "")
     except Exception as exc:
         return CompiledSchema(None, f"{type(exc).__name__}: {exc}")

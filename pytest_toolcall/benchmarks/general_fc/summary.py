@@ -8,7 +8,7 @@ from tabulate import tabulate
 
 from pytest_toolcall.core.failure_kinds import failure_kind_line
 from pytest_toolcall.results.summary import interval, pass_hat
-from pytest_toolcall.text import number
+from pytest_toolcall.text import measured, number
 
 
 def general_fc_table(block: dict[str, Any]) -> list[str]:
@@ -19,10 +19,10 @@ def general_fc_table(block: dict[str, Any]) -> list[str]:
         ["TP / FP / FN / TN", f"{block['TP']} / {block['FP']} / {block['FN']} / {block['TN']}"],
         ["count_finish_reason_tool_call", block["count_finish_reason_tool_call"]],
         ["count_successful_tool_call", block["count_successful_tool_call"]],
-        ["schema_accuracy", number(block["schema_accuracy"], 4), interval(block.get("schema_accuracy_ci95"), 4)],
-        ["tool_call_precision", number(block["tool_call_precision"], 4)],
-        ["tool_call_recall", number(block["tool_call_recall"], 4)],
-        ["tool_call_f1", number(block["tool_call_f1"], 4), interval(block.get("tool_call_f1_ci95"), 4)],
+        ["schema_accuracy", measured(block["schema_accuracy"], 4), interval(block.get("schema_accuracy_ci95"), 4)],
+        ["tool_call_precision", measured(block["tool_call_precision"], 4)],
+        ["tool_call_recall", measured(block["tool_call_recall"], 4)],
+        ["tool_call_f1", measured(block["tool_call_f1"], 4), interval(block.get("tool_call_f1_ci95"), 4)],
     ]
     official = block.get("official")
     if block["errors"] and official:

@@ -1,0 +1,133 @@
+"""Answers no retry can fix stop the run (issue 11, item 5).
+
+Before: with a bad key (401), a forbidden model (403) or an unknown one (404) the run sent all
+~1,000 requests and printed 870 identical errors; with no key set it silently sent ``Bearer unset``.
+Now the first such answer stops the sending: that item is an error, every later item is skipped
+with the reason, one line says what to check; a missing key is a usage error at start-up unless an
+empty ``--toolcall-api-key-env=`` says the endpoint needs none.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.chat_server import ChatServer, Reply
+from tests.support.general_fc_files import general_fc_args, line, write_lines
+from tests.support.scripted_runs import load_report
+
+ITEMS = 40
+CONCURRENCY = 4
+KEY = "sk-fail-fast-0123456789"
+
+
+@pytest.fixture
+def data(pytester: pytest.Pytester) -> Path:
+    return write_lines(pytester.path / "calls.jsonl", [line(f"weather in city {i}?") for i in range(ITEMS)])
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Reply], ChatServer]]:
+    servers: list[ChatServer] = []
+
+    def start(reply: Reply) -> ChatServer:
+        servers.append(ChatServer(lambda body: reply).start())
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def _error(status: int, message: str, param: str | None = None, code: str | None = None) -> Reply:
+    return Reply(status=status, body=json.dumps({"error": {"message": message, "param": param, "code": code}}))
+
+
+STOPPING = {
+    "401": (_error(401, "Incorrect API key provided"), "check the API key ($OPENAI_API_KEY"),
+    "403": (_error(403, "not allowed"), "check that the key ($OPENAI_API_KEY) may use model 'vendor-model'"),
+    "404": (_error(404, "The model does not exist", code="model_not_found"), "check the model name 'vendor-model'"),
+    "400-model": (_error(400, "Unknown model", param="model"), "check the model name 'vendor-model' and the request"),
+    "400-temperature": (_error(400, "temperature out of range", param="temperature"), "request parameters"),
+}
+
+
+def _run(pytester: pytest.Pytester, server: ChatServer, data: Path, *extra: str) -> pytest.RunResult:
+    return pytester.runpytest(
+        *general_fc_args(server.base_url, data, f"--toolcall-concurrency={CONCURRENCY}"),
+        "--toolcall-report=report.json",
+        "--toolcall-max-retries=3",
+        *extra,
+    )
+
+
+@pytest.mark.parametrize("answer", list(STOPPING))
+def test_an_answer_no_retry_can_fix_stops_the_sending(
+    pytester: pytest.Pytester,
+    serve: Callable[[Reply], ChatServer],
+    data: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    answer: str,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    reply, advice = STOPPING[answer]
+    server = serve(reply)
+    result = _run(pytester, server, data)
+    result.assert_outcomes(errors=1, skipped=ITEMS - 1)
+    # What was in flight when the first answer came, and nothing after it; none retried.
+    assert server.count <= CONCURRENCY
+    samples = load_report(pytester.path / "report.json")["samples"]
+    (error,) = [s["error"] for s in samples if s["outcome"] == "error"]
+    assert advice in error and f"HTTP {answer.split('-')[0]}" in error, error
+    lines = [text for text in result.stdout.lines if text.startswith("toolcall: HTTP")]
+    assert len(lines) == 1 and advice in lines[0] and f"({ITEMS - 1} item(s) not sent, skipped)" in lines[0]
+    assert len(result.stdout.str()) < 20_000  # not a page per item
+    assert KEY not in result.stdout.str()
+
+
+def test_under_xdist_every_worker_stops(
+    pytester: pytest.Pytester, serve: Callable[[Reply], ChatServer], data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    server = serve(STOPPING["401"][0])
+    result = _run(pytester, server, data, "-n", "2")
+    outcomes = result.parseoutcomes()
+    assert 1 <= outcomes.get("errors", 0) <= 2 and outcomes["errors"] + outcomes["skipped"] == ITEMS
+    assert server.count <= 2 * CONCURRENCY
+    assert len([text for text in result.stdout.lines if text.startswith("toolcall: HTTP 401")]) == 1
+
+
+def test_a_400_about_one_request_does_not_stop_the_run(
+    pytester: pytest.Pytester, serve: Callable[[Reply], ChatServer], data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Too long a context is about that request: the others are still asked (and not retried)."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    server = serve(_error(400, "context too long", param="messages", code="context_length_exceeded"))
+    result = _run(pytester, server, data)
+    result.assert_outcomes(errors=ITEMS)
+    assert server.count == ITEMS
+
+
+def test_no_key_in_the_environment_is_said_at_start_up(
+    pytester: pytest.Pytester, serve: Callable[[Reply], ChatServer], data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    server = serve(Reply(content="sunny"))
+    result = _run(pytester, server, data)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR and server.count == 0
+    error = result.stderr.str()
+    assert "--toolcall-api-key-env" in error and "$OPENAI_API_KEY is not set" in error, error
+    assert "--toolcall-api-key-env= (empty)" in error
+
+
+def test_an_endpoint_that_needs_no_key_gets_no_authorization(
+    pytester: pytest.Pytester, serve: Callable[[Reply], ChatServer], data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    server = serve(Reply(content="sunny"))
+    result = _run(pytester, server, data, "--toolcall-api-key-env=")
+    result.assert_outcomes(failed=ITEMS)  # answered (with text where a call was expected)
+    assert server.auth_headers == [None] * ITEMS  # never "Bearer unset"

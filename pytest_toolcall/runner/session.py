@@ -424,7 +424,10 @@ class ToolcallRun:
             "shard": selection.shard,
             # What merge needs to check shards and recompute the metrics the same way:
             "selection": selection.as_dict(),
-            "options": {k: v for k, v in s.raw.items() if k not in REPORT_OMITS},
+            # (URL-valued options without their credentials, as everywhere text is written)
+            "options": {
+                k: redact_url(v) if isinstance(v, str) else v for k, v in s.raw.items() if k not in REPORT_OMITS
+            },
             "aggregation": {name: benchmark.aggregate_context() for name, benchmark in self.benchmarks.items()},
             "partial": False,
         }

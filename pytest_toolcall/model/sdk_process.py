@@ -96,18 +96,19 @@ def remove_dead_folders() -> None:
             if not folder.is_dir() or status.st_uid != os.getuid() or time.time() - status.st_mtime < 10:
                 continue
             address = folder / "client.sock"
-            if address.exists():
-                probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                try:
-                    probe.settimeout(1.0)
-                    probe.connect(str(address))
-                    continue  # a live run's
-                except ConnectionRefusedError:
-                    pass  # nobody listens: its run is gone
-                except OSError:
-                    continue  # unsure: leave it
-                finally:
-                    probe.close()
+            if not address.is_socket():
+                continue  # not a folder of ours (or one never used): never remove what we did not make
+            probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                probe.settimeout(1.0)
+                probe.connect(str(address))
+                continue  # a live run's
+            except ConnectionRefusedError:
+                pass  # nobody listens: its run is gone
+            except OSError:
+                continue  # unsure: leave it
+            finally:
+                probe.close()
             shutil.rmtree(folder, ignore_errors=True)
         except OSError:
             continue

@@ -99,13 +99,16 @@ def test_socket_folders_of_dead_runs_are_removed_on_the_next_start(
     young = _dead_folder(tmp_path, age=0)  # perhaps a run between bind() and listen(): left alone
     other = tmp_path / "something-else"
     other.mkdir()
+    lookalike = tmp_path / "toolcall-notes"  # a user's folder that only shares the prefix
+    (lookalike / "data").mkdir(parents=True)
+    os.utime(lookalike, (time.time() - 600, time.time() - 600))
     client = sdk_process.ClientProcess()  # a live run's folder, made after the sweep
     try:
         past = time.time() - 600
         os.utime(client.folder, (past, past))
         sdk_process.remove_dead_folders()  # as the next run's start does
         assert not dead.exists()
-        assert young.exists() and other.exists()
+        assert young.exists() and other.exists() and lookalike.exists()
         assert client.folder.exists()  # its socket answers: a live run's
     finally:
         client.stop()

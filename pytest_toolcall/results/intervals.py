@@ -259,17 +259,27 @@ def _resampled_mean(rng: random.Random, values: Sequence[float], counts: Sequenc
     return _mean_of(values, resampled_counts(rng, counts))
 
 
-def f1_interval(units: Iterable[tuple[bool, bool]], *, seed: int = 0) -> Interval | None:
-    """The 95 % interval of tool-call F1 over (predicted a call, should call) units: the bootstrap of
-    2TP/(2TP+FP+FN) (0 without a true positive, as the official scorer reports it)."""
-    values, counts = _values(units)
+def f1_interval(units: Iterable[Any], *, seed: int = 0) -> Interval | None:
+    """The 95 % interval of tool-call F1: the bootstrap of 2TP/(2TP+FP+FN) (0 without a true
+    positive, as the official scorer reports it) over units. A unit is its (predicted a call,
+    should call) decision, or under repeats the tuple of its attempts' decisions: attempts are
+    resampled together with their unit, never as units of their own."""
+    values, counts = _values(_attempts(unit) for unit in units)
     if not values:
         return None
     rng = random.Random(seed)
     return _interval([_f1_of(values, resampled_counts(rng, counts)) for _ in range(RESAMPLES)])
 
 
-def _f1_of(values: Sequence[tuple[bool, bool]], drawn: Sequence[int]) -> float:
-    cells = dict(zip(values, drawn, strict=True))
-    tp, fp, fn = cells.get((True, True), 0), cells.get((True, False), 0), cells.get((False, True), 0)
+def _attempts(unit: Any) -> tuple[tuple[bool, bool], ...]:
+    """A unit's decisions, one per attempt."""
+    return (unit,) if len(unit) == 2 and all(isinstance(x, bool) for x in unit) else tuple(unit)
+
+
+def _f1_of(values: Sequence[tuple[tuple[bool, bool], ...]], drawn: Sequence[int]) -> float:
+    cells: Counter[tuple[bool, bool]] = Counter()
+    for attempts, k in zip(values, drawn, strict=True):
+        for decision in attempts:
+            cells[decision] += k
+    tp, fp, fn = cells[(True, True)], cells[(True, False)], cells[(False, True)]
     return 2 * tp / (2 * tp + fp + fn) if tp else 0.0

@@ -61,6 +61,18 @@ def test_f1_interval_agrees_with_the_unit_bootstrap() -> None:
     assert intervals.f1_interval(units) == pytest.approx(bootstrap_interval({"all": units}, tool_call_f1), abs=0.02)
 
 
+def test_f1_interval_resamples_the_attempts_of_a_unit_together() -> None:
+    """Three identical attempts per unit: F1 of every resample is the F1 of the same resample of the
+    single attempts (all counts triple), so the interval is exactly that of the units run once.
+    Taking the 300 attempts as units would make it narrower."""
+    rng = random.Random(9)
+    once = [(rng.random() < 0.6, rng.random() < 0.7) for _ in range(100)]
+    thrice = [(decision,) * 3 for decision in once]
+    assert intervals.f1_interval(thrice) == intervals.f1_interval(once)
+    as_units = intervals.f1_interval([d for unit in thrice for d in unit])
+    assert as_units[1] - as_units[0] < intervals.f1_interval(once)[1] - intervals.f1_interval(once)[0]
+
+
 def test_intervals_do_not_depend_on_the_order_of_units() -> None:
     units = [float(i % 3 == 0) for i in range(60)]
     shuffled = list(units)

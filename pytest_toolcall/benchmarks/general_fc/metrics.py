@@ -62,7 +62,7 @@ def general_fc_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
         "schema_accuracy": _ratio(successful, attempts),
         "schema_accuracy_ci95": as_list(wilson(successful, attempts)),
         **prf,
-        "tool_call_f1_ci95": as_list(f1_interval(decisions)),
+        "tool_call_f1_ci95": as_list(f1_interval(_decisions_by_unit(scored))),
         "official": {**official, "failed_requests": len(failed)},
         **{f"{name}_official": value for name, value in official_prf.items()},
         **repeat_fields(records),
@@ -75,6 +75,15 @@ def general_fc_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
     if not scored:  # every item errored or was skipped: nothing was measured, which is not 0
         block.update(dict.fromkeys(("schema_accuracy", *_prf(confusion)), None))
     return block
+
+
+def _decisions_by_unit(records: list[dict[str, Any]]) -> list[tuple[tuple[bool, bool], ...]]:
+    """Each line's (called, should call) decisions, one per attempt: the units of the F1 interval
+    (sorted within a unit: F1 does not depend on which attempt came first)."""
+    by_unit: dict[Any, list[tuple[bool, bool]]] = {}
+    for r in records:
+        by_unit.setdefault(record_key(r) or r.get("nodeid"), []).append((record_pred(r), bool(r["should_call_tool"])))
+    return [tuple(sorted(decisions)) for decisions in by_unit.values()]
 
 
 def trigger_agreement(records: list[dict[str, Any]], reference_records: list[dict[str, Any]]) -> dict[str, Any]:

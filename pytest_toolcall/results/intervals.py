@@ -118,8 +118,11 @@ def repeat_fields(records: list[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def unit_names(records: Iterable[Mapping[str, Any]]) -> dict[str, str]:
-    """Unit key → the unit's node id without the attempt suffix (``toolcall::acebench[en/x_1]``)."""
-    return {unit_key(r): re.sub(r"@\d+\]$", "]", str(r["nodeid"])) for r in records if r.get("nodeid") and r.get("id")}
+    """Unit key → the unit's node id without the attempt suffix."""
+    # The attempt ends a benchmark item's parameter (``...[en/x_1@2]``) or a case's id (``f.toolcall.yaml::c@2``).
+    return {
+        unit_key(r): re.sub(r"@\d+(?=\]?$)", "", str(r["nodeid"])) for r in records if r.get("nodeid") and r.get("id")
+    }
 
 
 def unit_means_by(records: Iterable[Mapping[str, Any]], field: str) -> dict[str, dict[str, float]]:

@@ -208,7 +208,7 @@ def bfcl_metrics(records: Iterable[Mapping[str, Any]], sizes: Mapping[str, int],
     pass); a category with fewer items than the data holds, or with errors, makes every score it is
     part of partial, as a category that did not run at all does."""
     from pytest_toolcall.core.failure_kinds import failure_kind_counts
-    from pytest_toolcall.results.statistics import wilson
+    from pytest_toolcall.results.intervals import category_fields, repeat_fields
 
     by_category: dict[str, list[Mapping[str, Any]]] = {}
     for record in records:
@@ -223,14 +223,14 @@ def bfcl_metrics(records: Iterable[Mapping[str, Any]], sizes: Mapping[str, int],
         passed = sum(1 for r in rows if r.get("score") == 1.0)
         errors = sum(1 for r in rows if r.get("outcome") == "error")
         ceilings = [r["ceiling"] for r in rows if isinstance(r.get("ceiling"), (int, float))]
-        interval = wilson(passed, n)
         categories[name] = {
             "n": n,
             "passed": passed,
             "failed": n - passed - errors,
             "errors": errors,
             "accuracy": passed / n,
-            "ci95": list(interval) if interval else None,
+            # Wilson when each unit ran once; under repeats pass^k, flaky units and a unit bootstrap.
+            **category_fields(rows),
             "ceiling": sum(ceilings) / len(ceilings) if ceilings else None,
         }
     counts = {name: CategoryScore(m["passed"], m["n"]) for name, m in categories.items()}
@@ -258,4 +258,5 @@ def bfcl_metrics(records: Iterable[Mapping[str, Any]], sizes: Mapping[str, int],
         "errors": sum(m["errors"] for m in categories.values()),
         "out_of_scope": list(OUT_OF_SCOPE),
         "failure_kinds": failure_kind_counts([r for rows in by_category.values() for r in rows]),
+        **repeat_fields([r for rows in by_category.values() for r in rows]),
     }

@@ -114,14 +114,23 @@ class Cases(Benchmark):
 
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         from pytest_toolcall.benchmarks.cases.metrics import cases_metrics
-        from pytest_toolcall.results.statistics import wilson
+        from pytest_toolcall.results.intervals import category_fields, repeat_fields
 
         if not records:
             return {}  # no case and no Python test ran: no block (a gate on it says "not measured")
         block = cases_metrics(records)
-        for row in (*block["files"].values(), *block["tags"].values()):
-            row["ci95"] = _interval(wilson(row["passed"], row["n"]))
-        block["overall_ci95"] = _interval(wilson(block["passed"], block["n"]))
+        scored = [r for r in records if r.get("outcome") not in ("error", "skipped")]
+
+        def interval(rows: list[dict[str, Any]]) -> list[float] | None:
+            # Wilson when each case ran once; under repeats a bootstrap over cases, not attempts.
+            return category_fields(rows)["ci95"] if rows else None
+
+        for name, row in block["files"].items():
+            row["ci95"] = interval([r for r in scored if str(r.get("file")) == name])
+        for tag, row in block["tags"].items():
+            row["ci95"] = interval([r for r in scored if tag in (r.get("tags") or ())])
+        block["overall_ci95"] = interval(scored)
+        block.update(repeat_fields(scored))
         return {self.name: block}
 
     def summary(self, name: str, block: dict[str, Any]) -> list[str]:
@@ -152,7 +161,3 @@ class Cases(Benchmark):
         properties = [(f"{name}.{key}", block[key]) for key in ("n", "passed", "errors", "skipped")]
         gates = [(gate, gate_value(gate, block)) for gate in gate_names(block)]
         return properties + [(gate, value) for gate, value in gates if value is not None]
-
-
-def _interval(bounds: tuple[float, float] | None) -> list[float] | None:
-    return list(bounds) if bounds is not None else None

@@ -209,7 +209,8 @@ class MultiTurnExecutor:
 
 
 def _parse_like_eval(source: str) -> ast.Expression:
-    """Parse as `eval(source)` compiles it, with the same SyntaxError texts."""
+    """Parse the way the official executor's evaluation of a string compiles it (expression mode),
+    with the same SyntaxError texts; nothing is ever run."""
     # `eval` drops leading spaces and tabs of a string source.
     tree = ast.parse(source.lstrip(" \t"), filename="<string>", mode="eval")
     # The compiler (not the parser) rejects a repeated keyword; `ast.parse` alone would accept it.

@@ -14,6 +14,7 @@ import pytest
 # whole plugin here puts every module in the snapshot pytester restores.
 import pytest_toolcall.benchmarks.acebench.agents.native
 import pytest_toolcall.benchmarks.acebench.benchmark
+import pytest_toolcall.benchmarks.acebench.fixtures
 import pytest_toolcall.benchmarks.cases.benchmark
 import pytest_toolcall.benchmarks.cases.python_tests
 import pytest_toolcall.benchmarks.cases.summary

@@ -8,6 +8,7 @@ Hook reference: https://docs.pytest.org/en/stable/reference/reference.html#hooks
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import pytest
@@ -46,6 +47,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{name}: a {name} item")
         for marker, description in benchmark.markers.items():
             config.addinivalue_line("markers", f"{marker}: {description}")
+        if benchmark.fixtures:  # for users' own tests, selected or not
+            config.pluginmanager.register(importlib.import_module(benchmark.fixtures), f"toolcall-{name}-fixtures")
     named = {part.strip() for part in (settings.option("bench") or "").split(",")}
     if settings.benchmark_items_only and not any(classes[name].file_suffixes for name in named & set(classes)):
         # A model typed with no path: only the benchmark items. A benchmark of the users' own files

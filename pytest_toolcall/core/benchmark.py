@@ -181,6 +181,9 @@ class Benchmark:
     markers: ClassVar[Mapping[str, str]] = {}
     #: Options of its own, registered in the ``toolcall`` group (``--toolcall-<name>``).
     options: ClassVar[tuple[Option, ...]] = ()
+    #: A module of pytest fixtures for users' own tests (``acebench_env``), registered as a pytest
+    #: plugin whenever a model is given, whether or not the benchmark is selected.
+    fixtures: ClassVar[str | None] = None
     #: File-name endings of the users' own files this benchmark makes items of, wherever they are
     #: among the paths pytest is given (``.toolcall.yaml``): one item per unit ``load_file`` finds,
     #: under that file's node (``<file>::<key>``). Such a benchmark is active in every run.

@@ -4,7 +4,7 @@ overridden in a ``conftest.py`` like ordinary fixtures."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -63,16 +63,6 @@ def toolcall_chat(request: pytest.FixtureRequest, toolcall_model: Model, toolcal
     request.node.stash[TEST_UNIT] = unit
     with cases.python_test(unit, toolcall_model, oracle=toolcall_settings.is_oracle) as chat:
         yield chat
-
-
-@pytest.fixture
-def acebench_env() -> Callable[..., Any]:
-    """``acebench_env("phone" | "food" | "travel", lang="en", config=None)``: a fresh simulated ACEBench
-    environment with ``.tools`` (OpenAI tool definitions), ``.call(name, arguments)``,
-    ``.tool_messages(response)`` and ``.state()`` (its end state)."""
-    from pytest_toolcall.benchmarks.acebench.agents.native import SimulatedEnvironment
-
-    return SimulatedEnvironment.create
 
 
 @pytest.fixture

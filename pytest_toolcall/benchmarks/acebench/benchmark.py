@@ -48,6 +48,7 @@ class ACEBench(Benchmark):
         "en": "ACEBench English data",
         "zh": "ACEBench Chinese data",
     }
+    fixtures = "pytest_toolcall.benchmarks.acebench.fixtures"
     options = (
         Option("lang", "ACEBench language: en, zh or all", default="en", metavar="en|zh|all"),
         Option(

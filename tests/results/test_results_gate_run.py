@@ -17,19 +17,8 @@ from typing import Any
 import pytest
 
 from tests.support.chat_server import ChatServer, Reply
+from tests.support.scripted_runs import WEATHER
 
-WEATHER = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-            "additionalProperties": False,
-        },
-    },
-}
 GOOD = Reply(tool_calls=[{"name": "get_weather", "arguments": '{"city": "Paris"}'}])
 BAD = Reply(content="no")
 

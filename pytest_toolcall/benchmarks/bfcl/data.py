@@ -119,6 +119,27 @@ def _entry_problem(obj: dict[str, Any]) -> str | None:
     return None
 
 
+def _paired_answer(
+    answers: list[tuple[int, dict[str, Any]]],
+    index: int,
+    entry: dict[str, Any],
+    where: tuple[Path, int],
+    answer_path: Path,
+    problems: list[Problem],
+) -> tuple[int, dict[str, Any]] | None:
+    """The possible answer at the entry's position, carrying the entry's id; else a problem, None."""
+    if index >= len(answers):
+        problems.append(Problem(str(where[0]), where[1], "no possible answer at this position"))
+        return None
+    answer_line, answer = answers[index]
+    if answer.get("id") != entry["id"]:
+        problems.append(
+            Problem(str(answer_path), answer_line, f"id {answer.get('id')!r} where {entry['id']!r} expected")
+        )
+        return None
+    return answer_line, answer
+
+
 def load_category(category: str, data_dir: Path | None = None) -> tuple[list[BfclSample], list[Problem]]:
     """All samples of one single-turn category, in file order, and the problems met on the way."""
     if category not in SINGLE_TURN_CATEGORIES:
@@ -142,16 +163,11 @@ def load_category(category: str, data_dir: Path | None = None) -> tuple[list[Bfc
             continue
         ground_truth = None
         if answers is not None:
-            if index >= len(answers):
-                problems.append(Problem(str(path), number, "no possible answer at this position"))
+            paired = _paired_answer(answers, index, obj, (path, number), answer_path, problems)
+            if paired is None:
                 continue
-            answer_line, answer = answers[index]
+            answer_line, answer = paired
             ground_truth = answer.get("ground_truth")
-            if answer.get("id") != obj["id"]:
-                problems.append(
-                    Problem(str(answer_path), answer_line, f"id {answer.get('id')!r} where {obj['id']!r} expected")
-                )
-                continue
             if not isinstance(ground_truth, list) or not all(
                 isinstance(call, dict) and len(call) == 1 and isinstance(next(iter(call.values())), dict)
                 for call in ground_truth
@@ -238,16 +254,11 @@ def load_multi_turn_category(
         if why:
             problems.append(Problem(str(path), number, why))
             continue
-        if index >= len(answers):
-            problems.append(Problem(str(path), number, "no possible answer at this position"))
+        paired = _paired_answer(answers, index, obj, (path, number), answer_path, problems)
+        if paired is None:
             continue
-        answer_line, answer = answers[index]
+        answer_line, answer = paired
         truth = answer.get("ground_truth")
-        if answer.get("id") != obj["id"]:
-            problems.append(
-                Problem(str(answer_path), answer_line, f"id {answer.get('id')!r} where {obj['id']!r} expected")
-            )
-            continue
         if not (
             isinstance(truth, list)
             and len(truth) == len(obj["question"])

@@ -20,7 +20,7 @@ from pytest_toolcall.model import sdk_process
 from pytest_toolcall.model.oracle import OracleModel
 from pytest_toolcall.model.prefetch import DoneJob, Job, Prefetcher, RequestsJob, RunOrder, ThreadJob
 from pytest_toolcall.model.store import CachedModel, ResponseStore, StoreError
-from pytest_toolcall.model.types import ChatRequest, ChatResponse, Model, ModelSettings, RequestError
+from pytest_toolcall.model.types import ChatRequest, ChatResponse, FatalRequestError, Model, ModelSettings, RequestError
 from pytest_toolcall.results.usage import Budget
 from pytest_toolcall.runner.collect import CATALOG, Catalog, unit_of
 
@@ -34,10 +34,15 @@ class Answers:
         self._models: dict[tuple[str, str | None, str], Model] = {}
         self._store: ResponseStore | None = None
         self._own_client = False  # this worker could not reach the controller's client process
-        self.prefetcher = Prefetcher(self.job_for, lookahead=2 * settings.concurrency)
+        # Prefetching is for answers that take time. When none does (the oracle, a replay from the
+        # store), each item asks as it runs: its sample is parsed, answered and scored at once,
+        # instead of being held for the items in between.
+        self.prefetcher = Prefetcher(self.job_for, lookahead=2 * settings.concurrency if settings.sends_requests else 0)
         self.order: RunOrder | None = None
         #: Why the run stopped sending (an answer no retry can fix), or None.
         self.stopped: str | None = None
+        #: (answer, record) of the item being run, from its setup to its test function, by unit.
+        self._handed: dict[int, tuple[Any, dict[str, Any]]] = {}
         # Dialogues are sequential by nature: each runs on a thread of its own so that it never
         # blocks the other items while it waits for the model.
         self.dialogues = ThreadPoolExecutor(max_workers=settings.concurrency, thread_name_prefix="toolcall-dialogue")
@@ -146,12 +151,57 @@ class Answers:
         assert isinstance(plan, Skip), f"{unit.benchmark}.plan returned {plan!r}"
         return UnitJob(DoneJob(plan), models)
 
+    def hand_over(self, item: pytest.Item, unit: Unit, record: dict[str, Any]) -> None:
+        """Take the item's answer, for its test function (``handed_over``)."""
+        self._handed[id(unit)] = (self._answer(item, record), record)
+
+    def handed_over(self, unit: Unit) -> tuple[Any, dict[str, Any]]:
+        """(answer, record) of the unit whose setup just took its answer."""
+        return self._handed.pop(id(unit))
+
+    def _answer(self, item: pytest.Item, record: dict[str, Any]) -> Any:
+        """What the model answered to the item's plan, usually already fetched by the prefetcher: the
+        responses of its requests, or what its dialogue returned. A request that got no answer
+        fails the item's setup (an error, not the model's failure); work not sent skips it."""
+        job = self.prefetcher.take(item)
+        try:
+            answer = job.result()
+        except BudgetExhausted as exc:
+            _keep_usage(job, record)
+            record["not_run"] = "budget"  # the gate counts it as not run: the run is partial
+            pytest.skip(str(exc))
+        except FatalRequestError as exc:
+            # The first such answer is this item's error; every later item is skipped with its reason.
+            if self.stopped is not None:
+                record["stopped"] = True
+                pytest.skip(f"not sent: {self.stopped}")
+            self.stop(str(exc))
+            _keep_usage(job, record)
+            record.update(error=str(exc), stopped=True)
+            pytest.fail(f"request failed: {exc}", pytrace=False)
+        except RequestError as exc:
+            _keep_usage(job, record)
+            record["error"] = str(exc)
+            pytest.fail(f"request failed: {exc}", pytrace=False)
+        if isinstance(answer, Skip):
+            if self.stopped is not None and answer.reason.startswith("not sent:"):
+                record["stopped"] = True
+            pytest.skip(answer.reason)
+        _keep_usage(job, record)
+        if isinstance(answer, list) and answer and all(isinstance(r, ChatResponse) for r in answer):
+            record["latency_s"] = round(max(r.latency_s for r in answer), 4)
+        elif record["usage"]:  # a dialogue: its requests one after the other
+            record["latency_s"] = round(sum(r["latency_s"] for r in record["usage"]["requests"]), 4)
+        return answer
+
     def stop(self, reason: str) -> None:
         """Send nothing more: what is queued is dropped, the items still to come are skipped."""
         self.stopped = reason
         self.prefetcher.stop()
 
     def before(self, item: pytest.Item) -> None:
+        if not self.prefetcher.lookahead:
+            return
         if self.order is None:
             self.order = RunOrder(item.session)
         self.prefetcher.advance(self.order.upcoming(item, after=self.prefetcher.frontier))
@@ -170,6 +220,12 @@ class Answers:
 
 
 ANSWERS = pytest.StashKey[Answers]()
+
+
+def _keep_usage(job: Any, record: dict[str, Any]) -> None:
+    models = getattr(job, "models", None)
+    if models is not None:
+        record["usage"], record["from_store"] = models.usage()
 
 
 class BudgetExhausted(RequestError):
@@ -249,16 +305,17 @@ class UnitModels:
         return self._run.oracle
 
     @property
-    def model(self) -> UnitModel:
+    def model(self) -> Model:
         s = self._run.settings
         return self.named(s.model, s.base_url, s.api_key_env)
 
-    def named(self, name: str, base_url: str | None, api_key_env: str) -> UnitModel:
+    def named(self, name: str, base_url: str | None, api_key_env: str) -> Model:
+        if name == ORACLE:
+            # Its answers cost nothing, take no time and are never stored: no usage, no identity.
+            return self._run.named(name, base_url, api_key_env)
         key = (name, base_url, api_key_env)
         if key not in self._views:
-            # The oracle's answers cost nothing and take no time: not part of the usage.
-            kept = [] if name == ORACLE else self.answers
-            self._views[key] = UnitModel(self._run.named(name, base_url, api_key_env), self._unit.asker, kept)
+            self._views[key] = UnitModel(self._run.named(name, base_url, api_key_env), self._unit.asker, self.answers)
         return self._views[key]
 
     def usage(self) -> tuple[dict[str, Any] | None, bool]:

@@ -89,7 +89,7 @@ class BenchmarkModule(pytest.Module):
         # One test function per selected benchmark, named after it (``toolcall::acebench[...]``).
         module = types.ModuleType(items.__name__)
         for name in self.catalog.module_benchmarks:
-            setattr(module, name, items.test_function(name, self.catalog.benchmarks[name]))
+            setattr(module, name, items.test_function(name, self.catalog.benchmarks[name], self.config))
         module.__file__ = items.__file__
         return module
 
@@ -137,7 +137,7 @@ class BenchmarkFile(pytest.File):
         loaded = repeated(catalog.benchmarks[self.benchmark].load_file(self.path, self.nodeid), catalog.settings.repeat)
         if loaded.problems:
             raise self.CollectError("\n".join(message for _, message in loaded.problems))
-        function = items.test_function(self.benchmark, catalog.benchmarks[self.benchmark])
+        function = items.test_function(self.benchmark, catalog.benchmarks[self.benchmark], self.config)
         collected = []
         for unit in loaded.units:
             for marker in set(unit.markers) - catalog.file_markers:  # case tags: -m works under --strict-markers

@@ -13,14 +13,12 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.core.benchmark import Unit, Verdict
+from pytest_toolcall.core.benchmark import Unit
 
 try:  # pytest's representation classes: not public API, stable since pytest 6
     from _pytest._code.code import ReprFileLocation
 except ImportError:  # pragma: no cover - without them pytest's own presentation stays
     ReprFileLocation = None  # type: ignore[assignment,misc]
-
-VERDICT = pytest.StashKey[Verdict]()
 
 
 class VerdictFailure(pytest.fail.Exception):  # type: ignore[misc,name-defined]
@@ -28,13 +26,13 @@ class VerdictFailure(pytest.fail.Exception):  # type: ignore[misc,name-defined]
     expected failure of exactly this, never of a request that got no answer (still an error)."""
 
 
-def present(report: pytest.TestReport, unit: Unit, verdict: Verdict, style: str) -> None:
-    """Rewrite the failure representation of ``report`` (a failed call of ``unit``) for ``style``."""
+def present(report: pytest.TestReport, unit: Unit, brief: str, style: str) -> None:
+    """Rewrite the failure representation of ``report`` (a failed call of ``unit``, ``brief`` its
+    verdict's brief) for ``style``."""
     longrepr: Any = report.longrepr
     entries = getattr(getattr(longrepr, "reprtraceback", None), "reprentries", None)
     if ReprFileLocation is None or not entries or not hasattr(entries[0], "lines"):
         return
-    brief = verdict.brief or verdict.message.split("\n", 1)[0]
     path, _, line = (unit.source or unit.nodeid).rpartition(":") if unit.source else (unit.nodeid, "", "0")
     crash = ReprFileLocation(path, int(line) if line.isdigit() else 0, f"{unit.key}: {brief}")
     longrepr.reprcrash = crash

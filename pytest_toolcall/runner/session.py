@@ -22,10 +22,9 @@ from pytest_toolcall.model import sdk_process
 from pytest_toolcall.results import gate, github, report, summary
 from pytest_toolcall.results.aggregate import aggregate, all_blocks, report_document, run_usage
 from pytest_toolcall.results.baseline import BaselineError, compare_run, load_baseline
-from pytest_toolcall.results.records import RECORD, RecordCollector, sanitize
+from pytest_toolcall.results.records import RECORD, RecordCollector, new_record, sanitize
 from pytest_toolcall.runner import collect, failures, selection, shards
 from pytest_toolcall.runner.answers import ANSWERS, Answers, check_store
-from pytest_toolcall.runner.failures import VERDICT
 
 
 class ToolcallRun:
@@ -65,6 +64,7 @@ class ToolcallRun:
         self.settings = settings
         self.benchmarks: dict[str, Benchmark] = benchmarks
         self.is_worker = hasattr(config, "workerinput")
+        self.junit = bool(config.option.xmlpath)  # (also on xdist workers: their reports carry classnames)
         self.collector = RecordCollector()
         self.started_at = _now()
         #: Metrics blocks of each benchmark (name -> block name -> block).
@@ -222,6 +222,7 @@ class ToolcallRun:
         self.work.before(item)  # start the model work of the items coming next
         unit = collect.unit_of(item)
         if unit is not None:
+            item.stash[RECORD] = new_record(unit)  # before any fixture: an item that errors has one too
             # Known here rather than at collection: only the items that run pay for the check.
             reason = self.benchmarks[unit.benchmark].known_failure(unit)
             if reason is not None:
@@ -231,27 +232,37 @@ class ToolcallRun:
         finally:
             self.work.after(item.session)
 
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        """After the item's fixtures: take its answer (an error or a skip of the setup if none came)."""
+        unit = collect.unit_of(item)
+        if unit is not None:
+            self.work.hand_over(item, unit, item.stash[RECORD])
+
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
         record = item.stash.get(RECORD, None)
+        if record is None:  # an ordinary test
+            return (yield)
+        when = call.when
         test_unit = item.stash.get(collect.TEST_UNIT, None)
-        if record is not None and test_unit is not None and call.when == "call":
+        if test_unit is not None and when == "call":
             # An ordinary test counted in a benchmark: its verdict is what its call raised.
             error = call.excinfo.value if call.excinfo is not None else None
             verdict = self.catalog.benchmarks[test_unit.benchmark].score(test_unit, error)
             record.update(verdict.fields, score=1.0 if verdict.passed else 0.0)
-        if record is not None and call.when == "teardown" and self.config.option.xmlpath:
+        if when == "teardown" and self.junit:
             item.user_properties.extend(report.testcase_properties(record))
         rep = yield
-        unit = collect.unit_of(item)
-        if unit is not None:  # on every phase's report: JUnit opens the testcase with the first
-            rep.toolcall_class = junit_classname(unit)
-        if record is not None and call.when == "teardown":
+        unit = collect.unit_of(item) if test_unit is None else None
+        if unit is not None:
+            if self.junit:  # on every phase's report: JUnit opens the testcase with the first
+                rep.toolcall_class = junit_classname(unit)
+            if when == "call" and rep.failed and "reason" in record:
+                failures.present(rep, unit, record["reason"], self.config.option.tbstyle)
+        if when == "teardown":
             rep.toolcall = sanitize(record)
             del item.stash[RECORD]  # the item lives until the end: keep the record once, on its report
-        verdict = item.stash.get(VERDICT, None)
-        if verdict is not None and call.when == "call" and rep.failed:
-            failures.present(rep, collect.unit_of(item), verdict, self.config.option.tbstyle)  # type: ignore[arg-type]
         return rep
 
     @pytest.hookimpl(tryfirst=True)
@@ -259,7 +270,7 @@ class ToolcallRun:
         if self.is_worker:
             return
         classname = getattr(report, "toolcall_class", None)
-        xml = self.config.stash.get(_junit_key(), None) if classname and _junit_key() else None
+        xml = self.config.stash.get(JUNIT_KEY, None) if classname and JUNIT_KEY else None
         if xml is not None:
             # Set before pytest's JUnit writer sees the report: it keeps attributes already set.
             xml.node_reporter(report).add_attribute("classname", classname)
@@ -276,7 +287,7 @@ class ToolcallRun:
         if ANSWERS in self.config.stash:
             self.config.stash[ANSWERS].close()  # nothing keeps running after the session
         sdk_process.stop_client()  # (under xdist, once every worker has finished)
-        xml = None if self.is_worker else self.config.stash.get(_junit_key(), None) if _junit_key() else None
+        xml = None if self.is_worker else self.config.stash.get(JUNIT_KEY, None) if JUNIT_KEY else None
         final_xml = None
         if not self.is_worker:
             self.finish(session, xml)
@@ -592,12 +603,10 @@ def check_outputs(config: pytest.Config, settings: Settings) -> None:
         raise pytest.UsageError("--toolcall-report, --toolcall-html and --junitxml must name different files")
 
 
-def _junit_key() -> Any:
-    try:
-        from _pytest.junitxml import xml_key
-    except ImportError:  # private API: without it, suite properties are simply not written
-        return None
-    return xml_key
+try:  # where pytest keeps its JUnit writer (private API: without it, no suite properties or classnames)
+    from _pytest.junitxml import xml_key as JUNIT_KEY
+except ImportError:
+    JUNIT_KEY = None
 
 
 def _now() -> str:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from conftest import TEST_DATA
-from pytest_toolcall.benchmarks.general_fc.dataset import GeneralFCSample, load_file
+from pytest_toolcall.benchmarks.general_fc.dataset import GeneralFCSample, index_file, load_file
 from pytest_toolcall.core.benchmark import DataError
 
 WEATHER = {
@@ -275,3 +275,20 @@ def test_fast_schema_check_agrees_with_check_schema(general_fc_set: Path) -> Non
     verdicts = [(schema_problem(schema), _check_schema(schema)) for schema in schemas]
     assert all(fast == full for fast, full in verdicts)
     assert sum(1 for fast, _ in verdicts if fast) >= 20  # the invalid variants really are invalid
+
+
+def test_lines_are_read_back_as_they_were_checked(tmp_path: Path) -> None:
+    path = write(tmp_path, [row(), row(should_call_tool=False)])
+    refs, problems = index_file(path)
+    assert problems == []
+    samples, _ = load_file(path)
+    assert [ref.sample() for ref in refs] == samples
+    # A line edited after the run started, even into another valid line of the same length, is not
+    # scored as if it were the line that was checked.
+    edited = write(tmp_path, [row(), row()], name="edited.jsonl")
+    before, _ = index_file(edited)
+    edited.write_text(edited.read_text(encoding="utf-8").replace("Paris", "Lyons"), encoding="utf-8")
+    after, _ = index_file(edited)  # (a new run reads the new text)
+    assert after[1].sample().messages[0]["content"] == "weather in Lyons?"
+    with pytest.raises(DataError, match=rf"^{edited}:2: the file changed since the run started$"):
+        before[1].sample()

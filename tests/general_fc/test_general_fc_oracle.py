@@ -252,3 +252,16 @@ def test_answers_are_deterministic(general_fc_set: Path) -> None:
     samples, _ = load_file(general_fc_set)
     first = [general_fc_answer(s) for s in samples[:50]]
     assert [general_fc_answer(s) for s in samples[:50]] == first
+
+
+def test_arguments_built_once_per_schema_are_called_with_each_tool_name() -> None:
+    schema = obj({"city": {"type": "string"}}, required=["city"])
+    first = general_fc_answer(sample([fn("weather", schema)]))
+    # An equal schema on another tool of another line: the arguments are shared, the name is not.
+    second = general_fc_answer(sample([fn("forecast", json.loads(json.dumps(schema)))]))
+    assert first["tool_calls"][0]["name"] == "weather"
+    assert second["tool_calls"][0]["name"] == "forecast"
+    assert second["tool_calls"][0]["arguments"] == first["tool_calls"][0]["arguments"] == '{"city": "example"}'
+    # Shadowed by an earlier tool of the same name that cannot take them: still checked per line.
+    shadowed = general_fc_answer(sample([fn("forecast", {}), fn("forecast", schema)]))
+    assert shadowed["tool_calls"] == [{"id": "call_0", "name": "forecast", "arguments": "{}"}]

@@ -405,6 +405,21 @@ def test_compiled_schemas_are_cached_by_identity_and_by_content() -> None:
     assert compile_schema({"type": "object", "properties": {"cache_probe": {"type": "string"}}}) is not first
 
 
+def test_remembered_verdicts_name_each_call() -> None:
+    """Validation is remembered per (schema, raw arguments): the message still names the call."""
+    tools = [fn("get_weather", WEATHER_SCHEMA), fn("forecast", json.loads(json.dumps(WEATHER_SCHEMA)))]
+    bad = args(city=5)
+    first = score_response(sample(True, tools), calls(("get_weather", bad)))
+    again = score_response(sample(True, tools), calls(("get_weather", args(city="Paris")), ("forecast", bad)))
+    assert first.reason == "call 1 (get_weather): 5 is not of type 'string' (at city)"
+    assert again.reason == "call 2 (forecast): 5 is not of type 'string' (at city)"
+    broken = "{" + "x" * 300
+    long_first = score_response(sample(True, tools), calls(("get_weather", broken)))
+    long_again = score_response(sample(True, tools), calls(("forecast", broken)))
+    assert long_first.reason_kind == long_again.reason_kind == "json_decode"
+    assert long_again.reason == long_first.reason.replace("call 1 (get_weather)", "call 1 (forecast)")
+
+
 # --- agreement with K2-Vendor-Verifier ---------------------------------------------------------------
 
 

@@ -13,10 +13,12 @@ from __future__ import annotations
 import codecs
 import functools
 import json
+import threading
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import jsonschema
 from jsonschema.exceptions import SchemaError
@@ -66,11 +68,12 @@ def load_file(path: str | Path) -> tuple[list[GeneralFCSample], list[tuple[int, 
     return samples, problems
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # hashed by identity: a key of the read-back cache
 class LineRef:
     """A checked sample line, by its place in the file: what a run keeps of each line, so that a
     100,000-line file does not stay in memory as objects. ``sample()`` reads it back when needed."""
 
+    reader: _Reader
     file: Path
     stem: str
     index: int
@@ -78,6 +81,7 @@ class LineRef:
     warnings: tuple[str, ...]
     offset: int  # of the line's bytes in the file
     length: int
+    checksum: int  # CRC-32 of those bytes: a line read back is the line that was checked
 
     @property
     def id(self) -> str:
@@ -91,32 +95,68 @@ def index_file(path: str | Path) -> tuple[list[LineRef], list[tuple[int, str]]]:
     """``load_file``'s checks and problems, keeping only where each good line is."""
     refs: list[LineRef] = []
     problems: list[tuple[int, str]] = []
-    for index, offset, length, parsed in _scan(Path(path)):
+    reader = _Reader(Path(path))
+    for index, offset, body, parsed in _scan(Path(path)):
         if isinstance(parsed, GeneralFCSample):
             refs.append(
-                LineRef(parsed.file, parsed.stem, index, parsed.should_call_tool, parsed.warnings, offset, length)
+                LineRef(
+                    reader,
+                    parsed.file,
+                    parsed.stem,
+                    index,
+                    parsed.should_call_tool,
+                    parsed.warnings,
+                    offset,
+                    len(body),
+                    zlib.crc32(body),
+                )
             )
         else:
             problems.append((index, parsed))
     return refs, problems
 
 
-@functools.lru_cache(maxsize=512)  # the items being asked and scored: a window, never the file
+class _Reader:
+    """The file of a set of lines, opened once for all of them: reading a line back is a seek and a
+    read, not an open (which cost more than parsing the line)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._handle: BinaryIO | None = None
+        self._lock = threading.Lock()
+
+    def read(self, offset: int, length: int) -> bytes:
+        with self._lock:
+            if self._handle is None:
+                self._handle = open(self.path, "rb")  # closed when the last line is let go
+            self._handle.seek(offset)
+            return self._handle.read(length)
+
+    def __del__(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+
+
+@functools.lru_cache(maxsize=4)  # the items being asked and scored: a window, never the file
 def _read_back(ref: LineRef) -> GeneralFCSample:
-    with open(ref.file, "rb") as handle:
-        handle.seek(ref.offset)
-        raw = handle.read(ref.length)
-    where = f"{ref.file}:{ref.index + 1}"
     try:
-        messages, tools, label = _parse_line(raw.decode("utf-8").removesuffix("\r"))
-    except (UnicodeDecodeError, LineProblem) as exc:
-        raise DataError(f"{where}: the file changed since the run started ({exc})") from None
-    return GeneralFCSample(ref.file, ref.stem, ref.index, ref.index + 1, messages, tools, label, where, ref.warnings)
+        raw = ref.reader.read(ref.offset, ref.length)
+    except OSError as exc:
+        raise DataError(f"{ref.file}: cannot read back line {ref.index + 1}: {exc}") from None
+    where = f"{ref.file}:{ref.index + 1}"
+    if zlib.crc32(raw) != ref.checksum:
+        raise DataError(f"{where}: the file changed since the run started")
+    # The very bytes checked at load: parsed, not checked again.
+    row = json.loads(raw.decode("utf-8").removesuffix("\r"))
+    messages, tools = _decoded(row, "messages"), _decoded(row, "tools")
+    return GeneralFCSample(
+        ref.file, ref.stem, ref.index, ref.index + 1, messages, tools, ref.should_call_tool, where, ref.warnings
+    )
 
 
-def _scan(path: Path) -> Iterator[tuple[int, int, int, GeneralFCSample | str]]:
-    """(0-based index, byte offset, byte length, sample or problem message) per non-blank line,
-    reading one line at a time."""
+def _scan(path: Path) -> Iterator[tuple[int, int, bytes, GeneralFCSample | str]]:
+    """(0-based index, byte offset, bytes, sample or problem message) per non-blank line, reading one
+    line at a time."""
     try:
         handle = open(path, "rb")  # closed by the with below; opening errors are DataErrors
     except FileNotFoundError:
@@ -145,13 +185,13 @@ def _scan(path: Path) -> Iterator[tuple[int, int, int, GeneralFCSample | str]]:
             try:
                 messages, tools, label = _parse_line(line)
             except LineProblem as exc:
-                yield index, start, len(body), f"{where}: {exc}"
+                yield index, start, body, f"{where}: {exc}"
                 continue
             warnings = tuple(f"{where}: {w}" for w in tool_warnings(tools))
             yield (
                 index,
                 start,
-                len(body),
+                body,
                 GeneralFCSample(path, path.stem, index, index + 1, messages, tools, label, where, warnings),
             )
     # A final newline leaves no last piece; a last line without one is read like the others.

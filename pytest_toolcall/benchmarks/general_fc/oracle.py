@@ -74,13 +74,30 @@ def _valid_call(tools: list[dict[str, Any]], function: dict[str, Any]) -> dict[s
     compiled = compile_schema(parameters)
     if compiled.validator is None:
         return None
-    try:
-        arguments = Generator(parameters, compiled.validator).value(parameters)
-    except (Unsatisfiable, RecursionError):
+    arguments = _GENERATED.get(compiled, _UNSEEN)
+    if arguments is _UNSEEN:  # the arguments depend on the schema alone: built once per schema
+        arguments = _arguments(parameters, compiled.validator)
+        _GENERATED[compiled] = arguments
+        if len(_GENERATED) > _GENERATED_SIZE:
+            del _GENERATED[next(iter(_GENERATED))]
+    if arguments is None:
         return None
-    call = {"id": CALL_ID, "name": function["name"], "arguments": json.dumps(arguments, ensure_ascii=False)}
+    call = {"id": CALL_ID, "name": function["name"], "arguments": arguments}
     # The same check as the scorer's, including the first-tool-of-that-name lookup.
     return call if validate_tool_calls(tools, [call]) is None else None
+
+
+def _arguments(parameters: Any, validator: Any) -> str | None:
+    try:
+        return json.dumps(Generator(parameters, validator).value(parameters), ensure_ascii=False)
+    except (Unsatisfiable, RecursionError):
+        return None
+
+
+# Compiled schemas are shared by equal schemas (``compile_schema``), so this keys on content too.
+_GENERATED: dict[Any, str | None] = {}
+_GENERATED_SIZE = 4096
+_UNSEEN: Any = object()
 
 
 class Generator:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import jsonschema
@@ -71,7 +71,7 @@ class GeneralFCResult:
 
     def record(self) -> dict[str, Any]:
         """The fields a per-sample record needs for ``general_fc_metrics`` (plain builtins)."""
-        fields = asdict(self)
+        fields = dict(vars(self))  # every field is a scalar: asdict's deep copy is not needed
         fields["schema_valid"] = fields.pop("valid")
         return fields
 
@@ -173,33 +173,56 @@ def _validate_call(tools: list[dict[str, Any]], call: dict[str, Any], number: in
         problem = f"the tool's parameters are not a valid JSON Schema: {compiled.problem}"
         return Failure(INVALID_SCHEMA, f"{where}: {problem}")
     arguments = call.get("arguments")
+    if isinstance(arguments, str) and len(arguments) <= _MEMO_TEXT:
+        key = (compiled, arguments)
+        problem = _VERDICTS.get(key, _UNSEEN)
+        if problem is _UNSEEN:
+            problem = _remember(_VERDICTS, key, _check_arguments(compiled, arguments))
+    else:
+        problem = _check_arguments(compiled, arguments)
+    if problem is None:
+        return None
+    kind, detail = problem
+    if kind == JSON_DECODE:
+        return Failure(kind, f"{where}: {detail}")
+    return Failure(kind, clip(f"{where}: {detail}", _REASON_LIMIT))
+
+
+def _check_arguments(compiled: CompiledSchema, arguments: Any) -> tuple[str, str] | None:
+    """(failure kind, detail) when ``arguments`` do not validate, else None."""
     if isinstance(arguments, str):  # the raw string; an object from the server is validated as is
         try:
             arguments = json.loads(arguments)
         except (ValueError, RecursionError) as exc:  # not JSON, too deep, an int beyond the digit limit
-            return Failure(JSON_DECODE, f"{where}: arguments are not valid JSON ({exc}): {clip(arguments, 200)}")
+            return JSON_DECODE, f"arguments are not valid JSON ({exc}): {clip(arguments, 200)}"
     try:
         error = best_match(compiled.validator.iter_errors(arguments))  # as jsonschema.validate reports
     except Exception as exc:  # any other failure is invalid too, e.g. an unresolvable $ref
-        return Failure(OTHER, clip(f"{where}: cannot validate: {exc or type(exc).__name__}", _REASON_LIMIT))
+        return OTHER, f"cannot validate: {exc or type(exc).__name__}"
     if error is not None:
-        return Failure(SCHEMA_ERROR, clip(f"{where}: {describe_error(error)}", _REASON_LIMIT))
+        return SCHEMA_ERROR, describe_error(error)
     return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # hashed by identity: a key of the verdicts below
 class CompiledSchema:
     validator: Any  # a jsonschema validator, None when the schema is invalid
     problem: str  # "" when the schema is valid
 
 
 # Schemas are treated as immutable once scored. Two layers: by identity (a sample's schema object,
-# kept alive here so its id cannot be reused), then by canonical text (equal schemas on other lines).
+# kept alive here so its id cannot be reused), then by its text (equal schemas on other lines).
 # Both bounded (least recently used out): lines are read back for each item, so a large file would
 # otherwise keep every schema object it ever parsed alive here.
 _BY_ID: OrderedDict[int, tuple[Any, CompiledSchema]] = OrderedDict()
 _BY_TEXT: OrderedDict[str, CompiledSchema] = OrderedDict()
 _CACHE_SIZE = 4096
+#: Validation is a pure function of the schema and the raw arguments, and both recur: the oracle's
+#: call is validated again by the scorer, repeats and lines sharing a tool send the same arguments.
+#: Bounded, and only for arguments of ordinary length.
+_VERDICTS: OrderedDict[tuple[CompiledSchema, str], tuple[str, str] | None] = OrderedDict()
+_MEMO_TEXT = 4096
+_UNSEEN: Any = object()
 # No remote $ref retrieval while scoring (jsonschema's default registry would fetch over HTTP);
 # the meta-schemas stay resolvable.
 _REGISTRY: referencing.Registry[Any] = referencing.Registry()
@@ -212,26 +235,24 @@ def compile_schema(schema: Any) -> CompiledSchema:
     if hit is not None and hit[0] is schema:
         _BY_ID.move_to_end(id(schema))
         return hit[1]
-    try:
-        key: str | None = json.dumps(schema, sort_keys=True)
-    except (TypeError, ValueError):
-        key = None
-    compiled = _BY_TEXT.get(key) if key is not None else None
+    # repr, not canonical JSON: twice as fast, and for parsed JSON as exact (a schema whose keys come
+    # in another order is merely compiled once more).
+    key = repr(schema)
+    compiled = _BY_TEXT.get(key)
     if compiled is None:
-        compiled = _compile(schema)
-        if key is not None:
-            _remember(_BY_TEXT, key, compiled)
+        compiled = _remember(_BY_TEXT, key, _compile(schema))
     else:
-        _BY_TEXT.move_to_end(key)  # type: ignore[arg-type]
+        _BY_TEXT.move_to_end(key)
     _remember(_BY_ID, id(schema), (schema, compiled))
     return compiled
 
 
-def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any) -> None:
+def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any) -> Any:
     cache[key] = value
     cache.move_to_end(key)
     if len(cache) > _CACHE_SIZE:
         cache.popitem(last=False)
+    return value
 
 
 def _compile(schema: Any) -> CompiledSchema:

@@ -171,8 +171,8 @@ def _gate(args: argparse.Namespace) -> int:
         selected=int(run.get("selected") or 0),
         not_run=int(run.get("not_run") or 0),
         budget_skipped=int(run.get("not_asked") or 0),
-        ordinary_failed=0,  # the report holds the benchmark items only
-        interrupted=False,
+        ordinary_failed=len(run.get("ordinary_failed") or []),
+        interrupted=bool(run.get("interrupted")),
     )
     if shortfalls:
         print("toolcall gate FAILED: " + "; ".join(shortfalls))

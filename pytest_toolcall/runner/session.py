@@ -73,6 +73,7 @@ class ToolcallRun:
         self.deselected = 0  # benchmark items deselected by -m, -k or requested node ids
         self.data_problems: list[str] = []  # node ids of the data that could not be loaded
         self.output_failures: list[str] = []  # outputs that could not be written at the end
+        self.interrupted = False  # (Ctrl-C: known at the end)
         #: What was selected before sharding (known where items are collected; xdist workers send it).
         self.selection: shards.Selection | None = None
         #: Node ids of the session's other tests (and collectors) that failed: a gate never passes them.
@@ -328,6 +329,7 @@ class ToolcallRun:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def finish(self, session: pytest.Session, xml: Any) -> None:
+        self.interrupted = session.exitstatus == pytest.ExitCode.INTERRUPTED
         self.catalog  # the data, for what aggregates need of it (the xdist controller loads it here)  # noqa: B018
         samples = self.samples()
         self.metrics = aggregate(self.benchmarks, samples)
@@ -373,11 +375,15 @@ class ToolcallRun:
             selected=len(self.collector.selected),
             not_run=self.not_run(),
             budget_skipped=self.not_asked(),
-            # A Python test that asked the model (toolcall_chat) has a record: counted in its block.
-            ordinary_failed=len(self.ordinary_failures - set(self.collector.records)),
-            interrupted=session.exitstatus == pytest.ExitCode.INTERRUPTED,
+            ordinary_failed=len(self.ordinary_failed()),
+            interrupted=self.interrupted,
         )
         return shortfalls
+
+    def ordinary_failed(self) -> list[str]:
+        """The other tests (and collectors) of the session that failed or errored. A Python test that
+        asked the model (``toolcall_chat``) has a record instead: it is counted in its block."""
+        return sorted(self.ordinary_failures - set(self.collector.records))
 
     def not_run(self) -> int:
         return len(set(self.collector.selected) - set(self.collector.records))
@@ -432,6 +438,9 @@ class ToolcallRun:
             "not_run": self.not_run(),
             "not_asked": self.not_asked(),
             "data_problems": self.data_problems,
+            # What else the gate judges, so that the offline gate judges a report as the run did:
+            "ordinary_failed": self.ordinary_failed(),
+            "interrupted": self.interrupted,
             "shard": selection.shard,
             # What merge needs to check shards and recompute the metrics the same way:
             "selection": selection.as_dict(),

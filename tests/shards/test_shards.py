@@ -288,6 +288,44 @@ def test_cli_gate_says_and_exits_what_the_in_run_gate_does(
     assert status in (0, 1)
 
 
+@pytest.mark.parametrize(
+    ("other_test", "status"),
+    [("def test_other():\n    assert False\n", 1), ("def test_other():\n    raise KeyboardInterrupt\n", 2)],
+    ids=["ordinary-failure", "interrupted"],
+)
+def test_cli_gate_judges_the_rest_of_the_session_like_the_run(
+    pytester: pytest.Pytester, other_test: str, status: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What the gate judges beyond the metrics (other tests that failed, an interrupted run) is in
+    the report: the offline gate fails it with the same line; a merge keeps it."""
+    pytester.makepyfile(test_other=other_test)
+    args = [
+        "--toolcall-report=gated.json",
+        "--toolcall-fail-under=overall=0.5",
+        "--toolcall-shard=1/1",
+        "test_other.py",
+    ]
+    result = pytester.runpytest(*RUN, *args, no_reraise_ctrlc=True)
+    document = json.loads((pytester.path / "gated.json").read_text())
+    assert result.ret == status
+    lines = [line for line in result.outlines if line.startswith("toolcall gate ")]
+    assert len(lines) == 1 and lines[0].startswith("toolcall gate FAILED")
+    run_section = document["run"]
+    if status == 1:
+        assert run_section["ordinary_failed"] == ["test_other.py::test_other"]
+        assert "1 test(s) besides the benchmark items failed or errored" in lines[0]
+    else:
+        assert run_section["interrupted"] is True
+        assert "the run was interrupted" in lines[0]
+    assert merge(pytester, "gated.json") == 0
+    capsys.readouterr()
+    for report in ("gated.json", "merged.json"):
+        assert cli.main(["gate", str(pytester.path / report), "--fail-under", "overall=0.5"]) == 1
+        assert capsys.readouterr().out.splitlines() == lines
+    _, clean = run(pytester, "clean.json", "--toolcall-fail-under=overall=0.5")
+    assert (clean["run"]["ordinary_failed"], clean["run"]["interrupted"]) == ([], False)
+
+
 def test_cli_gate_counts_errors_like_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     document = {
         "schema": "pytest-toolcall/report/1",

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -172,6 +172,15 @@ class Loaded:
     problems: list[tuple[str, str]] = field(default_factory=list)
 
 
+class OtherModel(NamedTuple):
+    """A model a benchmark asks besides the one under test (ACEBench's user simulator)."""
+
+    name: str
+    base_url: str | None
+    api_key_env: str  # the variable holding its key ("" when its endpoint needs none)
+    key_option: str  # the option naming that variable, for messages (``user-api-key-env``)
+
+
 class Benchmark:
     """Base class of every benchmark. One instance per pytest process of a run, made from the
     resolved settings; its options are registered with pytest whether or not it is selected."""
@@ -194,9 +203,9 @@ class Benchmark:
         ``pytest.UsageError`` for a bad value, before anything runs."""
         self.settings = settings
 
-    def other_models(self) -> tuple[str, ...]:
-        """Names of models besides the one under test that this benchmark will ask (so that the
-        model client starts early when any of them is reached over the network)."""
+    def other_models(self) -> tuple[OtherModel, ...]:
+        """The models besides the one under test that this benchmark will ask (their API keys are
+        checked at start-up, like the main model's)."""
         return ()
 
     def header(self) -> str:

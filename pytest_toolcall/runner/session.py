@@ -9,6 +9,7 @@ import gc
 import hashlib
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +17,8 @@ import pytest
 
 from pytest_toolcall import __version__
 from pytest_toolcall.core import registry
-from pytest_toolcall.core.benchmark import MODULE_NODEID, Benchmark, Unit, is_benchmark_nodeid
-from pytest_toolcall.core.settings import Settings, redact_url, usage_error
+from pytest_toolcall.core.benchmark import MODULE_NODEID, Benchmark, OtherModel, Unit, is_benchmark_nodeid
+from pytest_toolcall.core.settings import ORACLE, Settings, redact_url, usage_error
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.results import gate, github, report, summary
 from pytest_toolcall.results.aggregate import aggregate, all_blocks, report_document, run_usage
@@ -38,8 +39,6 @@ class ToolcallRun:
                 raise pytest.UsageError(f"--toolcall-fail-under: {exc}") from None
         if not hasattr(config, "workerinput"):
             check_outputs(config, settings)
-            if not config.option.collectonly:  # collecting sends nothing: no key needed
-                check_api_key(settings)
         # (Workers open the store the controller checked; xdist has not started them yet.)
         self.store_repaired = "" if hasattr(config, "workerinput") else check_store(config, settings)
         if settings.fail_on_regression is not None and settings.baseline is None:
@@ -58,6 +57,8 @@ class ToolcallRun:
         own_files = [n for n, cls in classes.items() if cls.file_suffixes and n not in settings.benches]
         names = [*settings.benches, *own_files]
         benchmarks = {name: classes[name](settings) for name in names}
+        if not hasattr(config, "workerinput") and not config.option.collectonly:  # collecting sends nothing
+            check_api_keys(settings, benchmarks.values())
         self.requested = selection.take_nodeid_arguments(config)
         config.stash[collect.CATALOG] = collect.Catalog(settings, benchmarks)
         self.config = config
@@ -579,17 +580,22 @@ def _classname(benchmark: str, lang: str | None, category: str) -> str:
     return ".".join(part for part in parts if part)
 
 
-def check_api_key(settings: Settings) -> None:
-    """A run that will reach the network names a variable that holds its key, or chose none (an
-    empty --toolcall-api-key-env, for endpoints that need no key): never a made-up key."""
-    if not settings.sends_requests or settings.is_oracle or not settings.api_key_env:
+def check_api_keys(settings: Settings, benchmarks: Iterable[Benchmark]) -> None:
+    """Every model a run will reach over the network (the one under test, a user simulator) names
+    a variable that holds its key, or chose none (an empty ``--toolcall-...api-key-env``, for
+    endpoints that need no key): never a made-up key, and never found out hours into a run."""
+    if not settings.sends_requests:
         return
-    if not os.environ.get(settings.api_key_env):
-        endpoint = redact_url(settings.base_url) or "the default endpoint"
+    models = [OtherModel(settings.model, settings.base_url, settings.api_key_env, "api-key-env")]
+    models += [m for benchmark in benchmarks for m in benchmark.other_models()]
+    for model in models:
+        if model.name == ORACLE or not model.api_key_env or os.environ.get(model.api_key_env):
+            continue
+        endpoint = redact_url(model.base_url) or "the default endpoint"
         raise usage_error(
-            "api-key-env",
-            f"${settings.api_key_env} is not set: set it to the API key of {endpoint}, "
-            "or pass --toolcall-api-key-env= (empty) for an endpoint that needs no key",
+            model.key_option,
+            f"${model.api_key_env} is not set: set it to the API key of {endpoint}, "
+            f"or pass --toolcall-{model.key_option}= (empty) for an endpoint that needs no key",
         )
 
 

@@ -123,6 +123,27 @@ def test_no_key_in_the_environment_is_said_at_start_up(
     assert "--toolcall-api-key-env= (empty)" in error
 
 
+@pytest.mark.parametrize("model", ["vendor-model", "oracle"])
+def test_no_key_for_the_user_simulator_is_said_at_start_up(
+    pytester: pytest.Pytester, serve: Callable[[Reply], ChatServer], monkeypatch: pytest.MonkeyPatch, model: str
+) -> None:
+    """The user simulator is a model of its own: its key is checked as the main model's is, even
+    when the model under test is the oracle."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.delenv("TOOLCALL_TEST_USER_KEY", raising=False)
+    server = serve(Reply(content="sunny"))
+    args = [f"--toolcall-model={model}", f"--toolcall-base-url={server.base_url}", "--toolcall-limit=1"]
+    user = ["--toolcall-user-model=user-sim", "--toolcall-user-api-key-env=TOOLCALL_TEST_USER_KEY"]
+    result = pytester.runpytest(*args, *user, "-p", "no:randomly")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR and server.count == 0
+    error = result.stderr.str()
+    assert "--toolcall-user-api-key-env: $TOOLCALL_TEST_USER_KEY is not set" in error, error
+    assert "--toolcall-user-api-key-env= (empty)" in error
+    # An empty variable name says the user simulator's endpoint needs no key: the run starts.
+    started = pytester.runpytest(*args, "--toolcall-user-model=user-sim", "--toolcall-user-api-key-env=", "-k", "none")
+    assert started.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+
+
 def test_an_endpoint_that_needs_no_key_gets_no_authorization(
     pytester: pytest.Pytester, serve: Callable[[Reply], ChatServer], data: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -21,7 +21,18 @@ from pytest_toolcall.benchmarks.acebench.dataset import (
     family,
 )
 from pytest_toolcall.core import registry
-from pytest_toolcall.core.benchmark import Benchmark, Dialogue, Loaded, Models, Plan, Requests, Skip, Unit, Verdict
+from pytest_toolcall.core.benchmark import (
+    Benchmark,
+    Dialogue,
+    Loaded,
+    Models,
+    OtherModel,
+    Plan,
+    Requests,
+    Skip,
+    Unit,
+    Verdict,
+)
 from pytest_toolcall.core.settings import ORACLE, Option, parse_choices, parse_number, usage_error
 from pytest_toolcall.model.types import ChatRequest, ChatResponse, Model
 from pytest_toolcall.text import one_line
@@ -112,8 +123,10 @@ class ACEBench(Benchmark):
             return None
         return f"{'/'.join(missing)} items are loaded with --toolcall-lang={missing[0]} (or all)"
 
-    def other_models(self) -> tuple[str, ...]:
-        return (self.user_model,) if self.user_model else ()
+    def other_models(self) -> tuple[OtherModel, ...]:
+        if not self.user_model:
+            return ()
+        return (OtherModel(self.user_model, self.user_base_url, self.user_api_key_env, "user-api-key-env"),)
 
     def header(self) -> str:
         return f"lang={','.join(self.langs)} acebench={self.data_label()}"

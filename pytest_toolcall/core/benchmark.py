@@ -193,6 +193,9 @@ class Benchmark:
     #: A module of pytest fixtures for users' own tests (``acebench_env``), registered as a pytest
     #: plugin whenever a model is given, whether or not the benchmark is selected.
     fixtures: ClassVar[str | None] = None
+    #: Fixtures among those that make a user's test that asks for one a unit of this benchmark
+    #: (``toolcall_chat``): it carries the benchmark's marker and its record is counted in its block.
+    counted_fixtures: ClassVar[tuple[str, ...]] = ()
     #: File-name endings of the users' own files this benchmark makes items of, wherever they are
     #: among the paths pytest is given (``.toolcall.yaml``): one item per unit ``load_file`` finds,
     #: under that file's node (``<file>::<key>``). Such a benchmark is active in every run.

@@ -220,6 +220,7 @@ def test_a_placeholder_key_is_not_redacted_out_of_answers(
     """Local servers are run with keys like EMPTY: those are not secrets, and the answers that happen
     to contain them must be scored as the model gave them."""
     monkeypatch.setenv("OPENAI_API_KEY", placeholder)
+    monkeypatch.setenv(USER_KEY_ENV, placeholder)
     answer = "[EMPTY_check(x='EMPTY')]"
     with ChatServer(lambda body: Reply(content=answer)) as server:
         result = pytester.runpytest(*run_args(server, acebench_root), "-k", "normal_atom_bool_0")

@@ -31,6 +31,8 @@ GATE_KINDS = ("overall", "file.<stem>", "tag.<tag>")
 class Cases(Benchmark):
     name = "cases"
     file_suffixes = SUFFIXES
+    fixtures = "pytest_toolcall.benchmarks.cases.fixtures"
+    counted_fixtures = ("toolcall_chat",)
 
     def load(self) -> Loaded:
         return Loaded(units=[])  # every unit lives in a user's file

@@ -130,16 +130,14 @@ def _dumps(data: Any, *, ascii_only: bool) -> str:
 
 
 def block_of(sample: dict[str, Any], metrics: dict[str, Any]) -> str:
-    """The metrics block a sample counts in: ``acebench/en`` for language-split benchmarks, else its benchmark."""
+    """The metrics block a sample counts in: ``<benchmark>/<lang>`` for a sample with a language
+    (ACEBench's blocks are split by language), else its benchmark's."""
     benchmark = _text(sample.get("benchmark")) or "unknown"
     lang = sample.get("lang")
-    if lang and f"{benchmark}/{lang}" in metrics:
-        return f"{benchmark}/{lang}"
-    if benchmark in metrics or not lang:
-        return benchmark
-    # An ACEBench sample whose block is missing from the metrics (a partial or hand-made report) still
-    # belongs to its language's block.
-    return f"{benchmark}/{lang}" if benchmark == "acebench" else benchmark
+    if lang and f"{benchmark}/{lang}" not in metrics and benchmark in metrics:
+        return benchmark  # a language that does not split the benchmark's block
+    # (A language's block missing from the metrics, in a partial or hand-made report, is still its.)
+    return f"{benchmark}/{lang}" if lang else benchmark
 
 
 def failure_kind_of(sample: dict[str, Any]) -> str | None:

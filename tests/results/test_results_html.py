@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from conftest import SHIPPED_ROOT, SHIPPED_SET
-from pytest_toolcall.results.html import embed_json, failure_kind_of, render_html, write_html
+from pytest_toolcall.results.html import block_of, embed_json, failure_kind_of, render_html, write_html
 
 HOSTILE = "</script><img src=x onerror=alert(1)><!-- <script>alert(2)</script> &amp; \u2028 </SCRIPT >"
 
@@ -542,3 +542,17 @@ def test_a_base_url_is_shown_as_text_not_as_a_link() -> None:
     page = render_html(report)
     assert "<th>base URL</th><td>http://127.0.0.1:8000/v1</td>" in page
     assert_no_external_references(page)
+
+
+@pytest.mark.parametrize(
+    ("sample", "blocks", "block"),
+    [
+        ({"benchmark": "acebench", "lang": "en"}, ["acebench/en", "acebench/zh"], "acebench/en"),
+        ({"benchmark": "acebench", "lang": "zh"}, ["acebench/en"], "acebench/zh"),  # its block left out
+        ({"benchmark": "general_fc", "lang": None}, ["general_fc"], "general_fc"),
+        ({"benchmark": "calc", "lang": "fr"}, ["calc"], "calc"),  # a language that does not split blocks
+        ({"benchmark": None}, [], "unknown"),
+    ],
+)
+def test_each_sample_belongs_to_its_block(sample: dict[str, Any], blocks: list[str], block: str) -> None:
+    assert block_of(sample, {name: {} for name in blocks}) == block

@@ -66,6 +66,8 @@ class ToolcallRun:
         self.benchmarks: dict[str, Benchmark] = benchmarks
         self.is_worker = hasattr(config, "workerinput")
         self.junit = bool(config.option.xmlpath)  # (also on xdist workers: their reports carry classnames)
+        #: ``--setup-plan`` shows what would run: no item asks the model or gets a record.
+        self.plan_only = bool(getattr(config.option, "setupplan", False))
         self.collector = RecordCollector()
         self.started_at = _now()
         #: Metrics blocks of each benchmark (name -> block name -> block).
@@ -223,6 +225,8 @@ class ToolcallRun:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+        if self.plan_only:
+            return (yield)
         self.work.before(item)  # start the model work of the items coming next
         unit = collect.unit_of(item)
         if unit is not None:
@@ -240,7 +244,7 @@ class ToolcallRun:
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         """After the item's fixtures: take its answer (an error or a skip of the setup if none came)."""
         unit = collect.unit_of(item)
-        if unit is not None:
+        if unit is not None and not self.plan_only:
             self.work.hand_over(item, unit, item.stash[RECORD])
 
     @pytest.hookimpl(wrapper=True)

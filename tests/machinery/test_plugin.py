@@ -11,6 +11,9 @@ from typing import Any
 
 import pytest
 
+from tests.support.chat_server import ChatServer, Reply
+from tests.support.general_fc_files import general_fc_args, line, write_lines
+
 # Ground truth the official scorer rejects: the oracle fails exactly these.
 UNPASSABLE = {
     "en/normal_single_turn_parallel_function_42",
@@ -246,3 +249,16 @@ def test_bad_data_line_is_a_collection_error_naming_file_and_line(
     result.assert_outcomes(passed=14, errors=1)  # the other categories still run
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert "incomplete: 1 part(s) of the data could not be loaded" in result.stdout.str()
+
+
+def test_setup_plan_asks_the_model_nothing(pytester: pytest.Pytester) -> None:
+    """``--setup-plan`` shows what would run: no request is sent and no item gets a verdict."""
+    data = write_lines(pytester.path / "calls.jsonl", [line(f"weather in city {i}?") for i in range(5)])
+    with ChatServer(lambda body: Reply(content="sunny")) as server:
+        args = general_fc_args(server.base_url, data, "--toolcall-api-key-env=", "--toolcall-report=report.json")
+        result = pytester.runpytest(*args, "--setup-plan")
+        assert server.count == 0
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["*SETUP    F toolcall_unit*", "incomplete: 5 of 5 selected item(s) did not run"])
+    run = json.loads((pytester.path / "report.json").read_text())["run"]
+    assert (run["selected"], run["not_run"]) == (5, 5)

@@ -41,8 +41,9 @@ class Answers:
         self.order: RunOrder | None = None
         #: Why the run stopped sending (an answer no retry can fix), or None.
         self.stopped: str | None = None
-        #: (answer, record) of the item being run, from its setup to its test function, by unit.
-        self._handed: dict[int, tuple[Any, dict[str, Any]]] = {}
+        #: (unit, answer, record) of the item being run, from its setup to its test function (one at
+        #: a time: an item whose test function never runs, under ``--setup-only``, leaves nothing).
+        self._handed: tuple[Unit, Any, dict[str, Any]] | None = None
         # Dialogues are sequential by nature: each runs on a thread of its own so that it never
         # blocks the other items while it waits for the model.
         self.dialogues = ThreadPoolExecutor(max_workers=settings.concurrency, thread_name_prefix="toolcall-dialogue")
@@ -153,11 +154,14 @@ class Answers:
 
     def hand_over(self, item: pytest.Item, unit: Unit, record: dict[str, Any]) -> None:
         """Take the item's answer, for its test function (``handed_over``)."""
-        self._handed[id(unit)] = (self._answer(item, record), record)
+        self._handed = None
+        self._handed = (unit, self._answer(item, record), record)
 
     def handed_over(self, unit: Unit) -> tuple[Any, dict[str, Any]]:
         """(answer, record) of the unit whose setup just took its answer."""
-        return self._handed.pop(id(unit))
+        handed, self._handed = self._handed, None
+        assert handed is not None and handed[0] is unit, f"{unit.nodeid}: its setup took no answer"
+        return handed[1], handed[2]
 
     def _answer(self, item: pytest.Item, record: dict[str, Any]) -> Any:
         """What the model answered to the item's plan, usually already fetched by the prefetcher: the

@@ -154,7 +154,7 @@ class Answers:
 
     def hand_over(self, item: pytest.Item, unit: Unit, record: dict[str, Any]) -> None:
         """Take the item's answer, for its test function (``handed_over``)."""
-        self._handed = None
+        self._handed = None  # (also when this item gets no answer: the slot never holds a stale one)
         self._handed = (unit, self._answer(item, record), record)
 
     def handed_over(self, unit: Unit) -> tuple[Any, dict[str, Any]]:

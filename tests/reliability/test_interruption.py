@@ -221,6 +221,13 @@ def watch(before):
 def pytest_configure(config):
     sys.setswitchinterval(1e-6)  # let the watcher run between any two steps of a write
     threading.Thread(target=watch, args=(set(os.listdir(FOLDER)),), daemon=True).start()
+
+
+def pytest_unconfigure(config):
+    # The files are in place: on a loaded machine the process could exit before the watcher's next
+    # look, so wait for it (it kills the process as soon as it sees the final file).
+    if MODE == "kill-on-final":
+        time.sleep(30)
 """
 
 REPORT_OPTIONS = {"report.json": "--toolcall-report=report.json", "junit.xml": "--junitxml=junit.xml"}

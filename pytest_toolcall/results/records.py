@@ -52,7 +52,6 @@ def new_record(unit: Unit) -> Record:
 
 
 _PLAIN = (str, int, float, bool, type(None))
-_SCALARS = frozenset((int, float, bool, type(None)))
 #: Longer texts (a hostile 10 MB answer) are cut in records: the reports stay readable, and the
 #: response store still has every answer whole.
 MAX_TEXT = 65_536
@@ -64,11 +63,10 @@ def sanitize(value: Any) -> Any:
         return f"{value[:MAX_TEXT]}... [{len(value)} characters, cut]"
     if type(value) in _PLAIN:
         return value
-    # Scalars, most of a record, are kept without a call: every item pays for this.
     if isinstance(value, dict):
-        return {k if type(k) is str else repr(k): v if type(v) in _SCALARS else sanitize(v) for k, v in value.items()}
+        return {k if type(k) is str else repr(k): sanitize(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
-        return [v if type(v) in _SCALARS else sanitize(v) for v in value]
+        return [sanitize(v) for v in value]
     for base in (bool, int, float, str):  # subclasses (IntEnum, str enums...) become their base type
         if isinstance(value, base):
             return base(value)

@@ -16,13 +16,14 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import OrderedDict
 from typing import Any
 
 import referencing
 import referencing.jsonschema
 
 from pytest_toolcall.benchmarks.general_fc.dataset import GeneralFCSample
-from pytest_toolcall.benchmarks.general_fc.scoring import compile_schema, validate_tool_calls
+from pytest_toolcall.benchmarks.general_fc.scoring import UNSEEN, compile_schema, remember, validate_tool_calls
 
 NO_TOOL_ANSWER = "No tool is needed for this request."
 CALL_ID = "call_0"
@@ -74,12 +75,9 @@ def _valid_call(tools: list[dict[str, Any]], function: dict[str, Any]) -> dict[s
     compiled = compile_schema(parameters)
     if compiled.validator is None:
         return None
-    arguments = _GENERATED.get(compiled, _UNSEEN)
-    if arguments is _UNSEEN:  # the arguments depend on the schema alone: built once per schema
-        arguments = _arguments(parameters, compiled.validator)
-        _GENERATED[compiled] = arguments
-        if len(_GENERATED) > _GENERATED_SIZE:
-            del _GENERATED[next(iter(_GENERATED))]
+    arguments = _GENERATED.get(compiled, UNSEEN)
+    if arguments is UNSEEN:  # the arguments depend on the schema alone: built once per schema
+        arguments = remember(_GENERATED, compiled, _arguments(parameters, compiled.validator))
     if arguments is None:
         return None
     call = {"id": CALL_ID, "name": function["name"], "arguments": arguments}
@@ -95,9 +93,7 @@ def _arguments(parameters: Any, validator: Any) -> str | None:
 
 
 # Compiled schemas are shared by equal schemas (``compile_schema``), so this keys on content too.
-_GENERATED: dict[Any, str | None] = {}
-_GENERATED_SIZE = 4096
-_UNSEEN: Any = object()
+_GENERATED: OrderedDict[Any, str | None] = OrderedDict()
 
 
 class Generator:

@@ -175,9 +175,9 @@ def _validate_call(tools: list[dict[str, Any]], call: dict[str, Any], number: in
     arguments = call.get("arguments")
     if isinstance(arguments, str) and len(arguments) <= _MEMO_TEXT:
         key = (compiled, arguments)
-        problem = _VERDICTS.get(key, _UNSEEN)
-        if problem is _UNSEEN:
-            problem = _remember(_VERDICTS, key, _check_arguments(compiled, arguments))
+        problem = _VERDICTS.get(key, UNSEEN)
+        if problem is UNSEEN:
+            problem = remember(_VERDICTS, key, _check_arguments(compiled, arguments))
     else:
         problem = _check_arguments(compiled, arguments)
     if problem is None:
@@ -222,7 +222,7 @@ _CACHE_SIZE = 4096
 #: Bounded, and only for arguments of ordinary length.
 _VERDICTS: OrderedDict[tuple[CompiledSchema, str], tuple[str, str] | None] = OrderedDict()
 _MEMO_TEXT = 4096
-_UNSEEN: Any = object()
+UNSEEN: Any = object()  # (a cache's "no entry": None is a value)
 # No remote $ref retrieval while scoring (jsonschema's default registry would fetch over HTTP);
 # the meta-schemas stay resolvable.
 _REGISTRY: referencing.Registry[Any] = referencing.Registry()
@@ -240,14 +240,15 @@ def compile_schema(schema: Any) -> CompiledSchema:
     key = repr(schema)
     compiled = _BY_TEXT.get(key)
     if compiled is None:
-        compiled = _remember(_BY_TEXT, key, _compile(schema))
+        compiled = remember(_BY_TEXT, key, _compile(schema))
     else:
         _BY_TEXT.move_to_end(key)
-    _remember(_BY_ID, id(schema), (schema, compiled))
+    remember(_BY_ID, id(schema), (schema, compiled))
     return compiled
 
 
-def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any) -> Any:
+def remember(cache: OrderedDict[Any, Any], key: Any, value: Any) -> Any:
+    """Put ``value`` in one of the bounded caches of scoring (the oldest entry out), and return it."""
     cache[key] = value
     cache.move_to_end(key)
     if len(cache) > _CACHE_SIZE:

@@ -218,17 +218,22 @@ def _decode_ast(result: Any, mode: str, language: str) -> Any:
     return parse_javascript_call(inner)
 
 
-def _decode_fc(result: Any) -> list[Any]:
-    """Tool calls with JSON arguments decoded. A text reply is iterated like the official loop does:
-    an empty string gives an empty list, any other text (or None) fails."""
+def _tool_calls(result: Any) -> Any:
+    """The reply's tool calls. A text reply is iterated like the official loop does: an empty string
+    gives an empty list, any other text (or None) fails."""
     if result is None:
         raise DecodeError("the reply has neither tool calls nor content")
     if isinstance(result, str):
         if result:
             raise DecodeError("the reply is text, not tool calls")
         return []
+    return result
+
+
+def _decode_fc(result: Any) -> list[Any]:
+    """Tool calls with JSON arguments decoded."""
     decoded = []
-    for call in result:
+    for call in _tool_calls(result):
         name = next(iter(call))
         try:
             decoded.append({name: json.loads(call[name])})
@@ -269,14 +274,8 @@ def _decode_execute(result: Any, mode: str) -> list[str]:
     if mode == "fc":
         if isinstance(result, dict):
             result = [result]
-        if result is None:
-            raise DecodeError("the reply has neither tool calls nor content")
-        if isinstance(result, str):
-            if result:
-                raise DecodeError("the reply is text, not tool calls")
-            return []
         calls = []
-        for call in result:
+        for call in _tool_calls(result):
             for name, arguments in call.items():
                 if isinstance(arguments, str):
                     try:

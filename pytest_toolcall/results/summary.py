@@ -100,3 +100,16 @@ def gate_passed_note(run: Any) -> str:
     if run.settings.fail_on_regression is not None:
         parts.append(f"no significant regression at alpha={run.settings.fail_on_regression:g}")
     return ", ".join(parts)
+
+
+def coverage_notes(block: dict[str, Any]) -> list[str]:
+    """What a block of categories is missing: categories that did not run, categories cut short,
+    items that errored (for the one-line notes under a benchmark's table)."""
+    notes = []
+    if block["missing_categories"]:
+        notes.append(f"not run: {', '.join(block['missing_categories'])}")
+    if block["short_categories"]:
+        notes.append(f"not all items: {', '.join(block['short_categories'])}")
+    if block["errors"]:
+        notes.append(f"{block['errors']} item(s) errored")
+    return notes

@@ -8,7 +8,7 @@ from tabulate import tabulate
 
 from pytest_toolcall.benchmarks.acebench.dataset import OVERALL_WEIGHTS
 from pytest_toolcall.core.failure_kinds import failure_kind_line
-from pytest_toolcall.results.summary import interval, pass_hat
+from pytest_toolcall.results.summary import coverage_notes, interval, pass_hat
 from pytest_toolcall.text import measured, number
 
 
@@ -52,10 +52,5 @@ def _partial_note(block: dict[str, Any]) -> str:
     evaluated = [g for g in OVERALL_WEIGHTS if block["groups"].get(g) is not None]
     notes = [f"partial: OVERALL renormalised over {', '.join(evaluated) or 'nothing'}"]
     notes.append(f"official value (missing = 0) {measured(block['overall_official'])}")
-    if block["missing_categories"]:
-        notes.append(f"not run: {', '.join(block['missing_categories'])}")
-    if block["short_categories"]:
-        notes.append(f"not all items: {', '.join(block['short_categories'])}")
-    if block["errors"]:
-        notes.append(f"{block['errors']} item(s) errored")
+    notes += coverage_notes(block)
     return "; ".join(notes)

@@ -8,6 +8,7 @@ from tabulate import tabulate
 
 from pytest_toolcall.benchmarks.bfcl.metrics import OVERALL_WEIGHTS
 from pytest_toolcall.core.failure_kinds import failure_kind_line
+from pytest_toolcall.results.summary import coverage_notes
 from pytest_toolcall.text import number
 
 _SCORE_ROWS = ("non_live", "live", "irrelevance", "relevance", "multi_turn", "overall")
@@ -69,10 +70,5 @@ def _notes(block: dict[str, Any]) -> str:
         f"official OVERALL counts what did not run as 0, agentic ({', '.join(block['out_of_scope'])}: "
         "not part of this plugin) included",
     ]
-    if block["missing_categories"]:
-        notes.append(f"not run: {', '.join(block['missing_categories'])}")
-    if block["short_categories"]:
-        notes.append(f"not all items: {', '.join(block['short_categories'])}")
-    if block["errors"]:
-        notes.append(f"{block['errors']} item(s) errored")
+    notes += coverage_notes(block)
     return "; ".join(notes)

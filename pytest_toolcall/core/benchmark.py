@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from pytest_toolcall.core.settings import Option, Settings
-    from pytest_toolcall.model.types import ChatRequest, Model
+    from pytest_toolcall.core.types import ChatRequest, Model
 
 #: The node id of the module node that holds every benchmark item.
 MODULE_NODEID = "toolcall"

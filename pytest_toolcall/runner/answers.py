@@ -16,11 +16,11 @@ import pytest
 
 from pytest_toolcall.core.benchmark import Dialogue, Requests, Skip, Unit
 from pytest_toolcall.core.settings import ORACLE, Settings
+from pytest_toolcall.core.types import ChatRequest, ChatResponse, FatalRequestError, Model, ModelSettings, RequestError
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.model.oracle import OracleModel
 from pytest_toolcall.model.prefetch import DoneJob, Job, Prefetcher, RequestsJob, RunOrder, ThreadJob
 from pytest_toolcall.model.store import CachedModel, ResponseStore, StoreError
-from pytest_toolcall.model.types import ChatRequest, ChatResponse, FatalRequestError, Model, ModelSettings, RequestError
 from pytest_toolcall.results.usage import Budget
 from pytest_toolcall.runner.collect import CATALOG, Catalog, unit_of
 

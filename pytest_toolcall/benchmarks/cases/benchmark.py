@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.core.benchmark import Benchmark, Loaded, Models, Plan, Requests, Unit, Verdict
-from pytest_toolcall.model.types import ChatRequest, Model
+from pytest_toolcall.core.types import ChatRequest, Model
 
 #: The same as ``format.SUFFIXES`` (not imported from there: that imports YAML).
 SUFFIXES = (".toolcall.yaml", ".toolcall.yml", ".toolcall.jsonl")

@@ -22,7 +22,7 @@ from pytest_toolcall.benchmarks.cases.format import Case
 from pytest_toolcall.benchmarks.cases.matching import is_matcher
 from pytest_toolcall.benchmarks.general_fc.oracle import Generator, Unsatisfiable, _pattern_strings
 from pytest_toolcall.benchmarks.general_fc.scoring import compile_schema, validate_tool_calls
-from pytest_toolcall.model.types import ChatResponse
+from pytest_toolcall.core.types import ChatResponse
 
 NO_TOOL_ANSWER = "No tool is needed for this request."
 

@@ -241,7 +241,7 @@ class Settings:
                 raise usage_error(option.name, f"given, but --toolcall-bench does not include {owner}")
         return cls(
             model=raw["model"],
-            base_url=raw["base-url"] or None,
+            base_url=_base_url(raw["base-url"]),
             api_key_env=raw["api-key-env"],
             benches=benches,
             limit=parse_number("limit", raw["limit"], int, minimum=1),
@@ -349,24 +349,48 @@ def parse_number(
 
 
 _URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]*@")
+# A query value of a URL (``?api-key=VALUE&...``): keys are sent in query strings too (Azure-style
+# ``api-key``, signed URLs), and nothing tells a credential from a version number, so every value is
+# hidden.
+_QUERY_VALUES = re.compile(r"(?<=[?&;])([^=&;#\s]*)=([^&;#\s]*)")
+_CREDENTIAL_NAME = re.compile(r"key|token|secret|sig|pass|auth|cred|session|code", re.IGNORECASE)
 
 
 def redact_url(url: str | None) -> str | None:
-    """``url`` without the credentials of its authority (``http://user:KEY@host`` -> ``http://***@host``):
-    what is printed, reported or stored as text; the real URL is only ever sent."""
-    return _URL_CREDENTIALS.sub("***@", url) if url else url
+    """``url`` without the credentials of its authority (``http://user:KEY@host`` -> ``http://***@host``)
+    and without the values of its query (``?api-key=KEY`` -> ``?api-key=***``): what is printed,
+    reported or named in a file name; the real URL is only ever sent."""
+    if not url or "://" not in url:
+        return url
+    base, mark, query = url.partition("?")
+    base = _URL_CREDENTIALS.sub("***@", base)
+    return base + mark + _QUERY_VALUES.sub(lambda m: f"{m.group(1)}=***" if m.group(2) else m.group(0), mark + query)[1:]
 
 
 def url_secrets(url: str | None) -> list[str]:
-    """The user name and password written in ``url``, to be masked wherever text may echo them."""
-    match = _URL_CREDENTIALS.search(url or "")
-    if match is None:
-        return []
+    """The user name, password and query values written in ``url``, to be masked wherever text may
+    echo them."""
     from urllib.parse import unquote
 
-    userinfo = match.group(0)[:-1]
-    parts = [userinfo, *userinfo.split(":", 1)]
-    return [text for part in parts for text in {part, unquote(part)} if len(text) >= 4]
+    base, _, query = (url or "").partition("?")
+    match = _URL_CREDENTIALS.search(base)
+    parts = []
+    if match is not None:
+        userinfo = match.group(0)[:-1]
+        parts += [userinfo, *userinfo.split(":", 1)]
+    # Masking changes what a model said (and its score) wherever the text recurs: only query values
+    # that can be credentials (a credential-like name, or long), not ``api-version=2024-06-01``.
+    values = _QUERY_VALUES.findall("?" + query.partition("#")[0])
+    parts += [value for key, value in values if _CREDENTIAL_NAME.search(key) or len(value) >= 16]
+    return sorted({text for part in parts for text in {part, unquote(part)} if len(text) >= 4}, key=len, reverse=True)
+
+
+def _base_url(value: str | None) -> str | None:
+    if not value:
+        return None
+    if "#" in value:  # a fragment is never sent: whatever follows it (a path, a query) would be lost
+        raise usage_error("base-url", f"a URL fragment ('#...') is never sent to a server: {redact_url(value)}")
+    return value
 
 
 def parse_shard(value: str | None) -> tuple[int, int] | None:

@@ -23,6 +23,7 @@ from pytest_toolcall.model.prefetch import DoneJob, Job, Prefetcher, RequestsJob
 from pytest_toolcall.model.store import CachedModel, ResponseStore, StoreError
 from pytest_toolcall.results.usage import Budget
 from pytest_toolcall.runner.collect import CATALOG, Catalog, unit_of
+from pytest_toolcall.text import inert
 
 STORE_FILE = "responses.sqlite3"
 
@@ -181,16 +182,16 @@ class Answers:
                 pytest.skip(f"not sent: {self.stopped}")
             self.stop(str(exc))
             _keep_usage(job, record)
-            record.update(error=str(exc), stopped=True)
-            pytest.fail(f"request failed: {exc}", pytrace=False)
+            record.update(error=inert(exc), stopped=True)
+            pytest.fail(f"request failed: {inert(exc)}", pytrace=False)
         except RequestError as exc:
             _keep_usage(job, record)
-            record["error"] = str(exc)
-            pytest.fail(f"request failed: {exc}", pytrace=False)
+            record["error"] = inert(exc)
+            pytest.fail(f"request failed: {inert(exc)}", pytrace=False)
         if isinstance(answer, Skip):
             if self.stopped is not None and answer.reason.startswith("not sent:"):
                 record["stopped"] = True
-            pytest.skip(answer.reason)
+            pytest.skip(inert(answer.reason))
         _keep_usage(job, record)
         if isinstance(answer, list) and answer and all(isinstance(r, ChatResponse) for r in answer):
             record["latency_s"] = round(max(r.latency_s for r in answer), 4)
@@ -200,7 +201,7 @@ class Answers:
 
     def stop(self, reason: str) -> None:
         """Send nothing more: what is queued is dropped, the items still to come are skipped."""
-        self.stopped = reason
+        self.stopped = inert(reason)  # a server's message, printed with every item skipped
         self.prefetcher.stop()
 
     def before(self, item: pytest.Item) -> None:

@@ -22,13 +22,15 @@ def test_function(name: str, benchmark: Benchmark, config: pytest.Config) -> Cal
     def run(toolcall_unit: Unit) -> None:
         from pytest_toolcall.runner.answers import ANSWERS
         from pytest_toolcall.runner.failures import VerdictFailure
+        from pytest_toolcall.text import inert
 
         answer, record = config.stash[ANSWERS].handed_over(toolcall_unit)
         verdict = benchmark.score(toolcall_unit, answer)
         record.update(verdict.fields, score=1.0 if verdict.passed else 0.0)
         if not verdict.passed:
-            record["reason"] = verdict.brief or verdict.message.split("\n", 1)[0]
-            raise VerdictFailure(verdict.message, pytrace=False)
+            # Messages quote model output: inert here, whichever benchmark wrote them.
+            record["reason"] = inert(verdict.brief or verdict.message.split("\n", 1)[0])
+            raise VerdictFailure(inert(verdict.message), pytrace=False)
 
     run.__name__ = run.__qualname__ = name
     run.__doc__ = f"One {name} unit under its scorer."

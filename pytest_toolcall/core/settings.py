@@ -364,7 +364,8 @@ def redact_url(url: str | None) -> str | None:
         return url
     base, mark, query = url.partition("?")
     base = _URL_CREDENTIALS.sub("***@", base)
-    return base + mark + _QUERY_VALUES.sub(lambda m: f"{m.group(1)}=***" if m.group(2) else m.group(0), mark + query)[1:]
+    hidden = _QUERY_VALUES.sub(lambda m: f"{m.group(1)}=***" if m.group(2) else m.group(0), mark + query)
+    return base + hidden
 
 
 def url_secrets(url: str | None) -> list[str]:

@@ -62,6 +62,10 @@ class ResponseStore:
         self.writable = writable
         #: What was wrong with the file found at start, when it was moved aside ("" otherwise).
         self.repaired = ""
+        #: Answers that could not be written (a full disk, a file damaged since the start) and why the
+        #: first could not: the run goes on, and says so once at its end.
+        self.not_kept = 0
+        self.write_problem = ""
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         if writable:
@@ -124,6 +128,10 @@ class ResponseStore:
                 raise StoreError(
                     f"{self.path}: cannot be written ({text}): make it writable, or run with "
                     "--toolcall-cache-mode=read-only (or replay)"
+                ) from None
+            if _disk_full(exc):  # not damage: the file is kept as it is, and the run says why it stops
+                raise StoreError(
+                    f"{self.path}: the disk is full ({text}): free some space, or run with --toolcall-cache=off"
                 ) from None
             if "unable to open" in text:
                 return f"cannot be opened ({text})"
@@ -189,8 +197,11 @@ class ResponseStore:
                     "INSERT OR REPLACE INTO responses (key, model, stored_at, response) VALUES (?, ?, ?, ?)",
                     (key, model, time.time(), text),
                 )
-        except sqlite3.DatabaseError:
-            pass  # the answer is still scored; only its reuse by a later run is lost
+        except sqlite3.DatabaseError as exc:
+            # The answer is still scored; only its reuse by a later run is lost: counted, said once.
+            with self._lock:
+                self.not_kept += 1
+                self.write_problem = self.write_problem or str(exc)
 
     def unit_costs(self) -> dict[str, float]:
         if self._db is None:
@@ -205,14 +216,24 @@ class ResponseStore:
         if self._db is None or not self.writable:
             return
         with self._lock:
-            self._db.execute("BEGIN")
-            self._db.executemany("INSERT OR REPLACE INTO unit_costs (nodeid, seconds) VALUES (?, ?)", costs.items())
-            self._db.execute("COMMIT")
+            try:
+                self._db.execute("BEGIN")
+                self._db.executemany("INSERT OR REPLACE INTO unit_costs (nodeid, seconds) VALUES (?, ?)", costs.items())
+                self._db.execute("COMMIT")
+            except sqlite3.DatabaseError as exc:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise StoreError(f"{self.path}: unit costs not kept ({exc})") from None
 
     def close(self) -> None:
         with self._lock:
             if self._db is not None:
                 self._db.close()
+
+
+def _disk_full(exc: sqlite3.Error) -> bool:
+    """SQLite's ``SQLITE_FULL``: the disk (or a quota) is full, which is no damage to the file."""
+    return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(exc)
 
 
 # One connection shared by pytest's thread and the client thread, serialized by a lock.

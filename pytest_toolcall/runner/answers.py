@@ -136,6 +136,11 @@ class Answers:
     def store_dir(self) -> Path | None:
         return store_dir(self.config, self.settings)
 
+    def store_losses(self) -> tuple[int, str]:
+        """How many answers this process could not write to the store, and why the first could not."""
+        store = self._store
+        return (store.not_kept, store.write_problem) if store is not None else (0, "")
+
     # --- jobs ----------------------------------------------------------------------------------
 
     def job_for(self, item: pytest.Item) -> Job | None:

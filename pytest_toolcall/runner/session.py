@@ -20,6 +20,7 @@ from pytest_toolcall.core import registry
 from pytest_toolcall.core.benchmark import MODULE_NODEID, Benchmark, OtherModel, Unit, is_benchmark_nodeid
 from pytest_toolcall.core.settings import ORACLE, Settings, redact_url, usage_error
 from pytest_toolcall.model import sdk_process
+from pytest_toolcall.model.store import StoreError
 from pytest_toolcall.results import gate, github, report, summary
 from pytest_toolcall.results.aggregate import aggregate, all_blocks, report_document, run_usage
 from pytest_toolcall.results.baseline import BaselineError, compare_run, load_baseline
@@ -41,6 +42,9 @@ class ToolcallRun:
             check_outputs(config, settings)
         # (Workers open the store the controller checked; xdist has not started them yet.)
         self.store_repaired = "" if hasattr(config, "workerinput") else check_store(config, settings)
+        #: Answers of this run the store could not keep (every process's), why, and other store writes lost.
+        self.store_lost: list[Any] = [0, ""]
+        self.store_problems: list[str] = []
         if settings.fail_on_regression is not None and settings.baseline is None:
             raise pytest.UsageError("--toolcall-fail-on-regression: needs --toolcall-baseline=REPORT.json")
         #: The baseline report, read now: a wrong path is found before any request.
@@ -152,8 +156,12 @@ class ToolcallRun:
         if worker_output is not None:
             worker_output[shards.WORKER_OUTPUT] = chosen.as_dict()
 
+    def add_store_losses(self, count: int, problem: str) -> None:
+        self.store_lost = [self.store_lost[0] + count, self.store_lost[1] or problem]
+
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        self.add_store_losses(*getattr(node, "workeroutput", {}).get(STORE_LOST, (0, "")))
         selection = getattr(node, "workeroutput", {}).get(shards.WORKER_OUTPUT)
         if selection is not None and self.selection is None:
             shard = self.settings.shard
@@ -294,6 +302,10 @@ class ToolcallRun:
         it gets the suite properties). After them: move the JUnit file into place."""
         if ANSWERS in self.config.stash:
             self.config.stash[ANSWERS].close()  # nothing keeps running after the session
+            self.add_store_losses(*self.config.stash[ANSWERS].store_losses())
+            worker_output = getattr(self.config, "workeroutput", None)
+            if worker_output is not None:
+                worker_output[STORE_LOST] = self.store_lost
         sdk_process.stop_client()  # (under xdist, once every worker has finished)
         xml = None if self.is_worker else self.config.stash.get(JUNIT_KEY, None) if JUNIT_KEY else None
         final_xml = None
@@ -420,11 +432,14 @@ class ToolcallRun:
             from pytest_toolcall.model.store import ResponseStore
             from pytest_toolcall.runner.answers import STORE_FILE
 
-            store = ResponseStore(folder / STORE_FILE)  # the run's own is closed by now
-            try:
-                store.put_unit_costs(costs)
-            finally:
-                store.close()
+            try:  # a store that cannot be written (a full disk) loses the costs, not the run's outputs
+                store = ResponseStore(folder / STORE_FILE)  # the run's own is closed by now
+                try:
+                    store.put_unit_costs(costs)
+                finally:
+                    store.close()
+            except StoreError as exc:
+                self.store_problems.append(str(exc))
 
     def all_blocks(self) -> dict[str, Any]:
         return all_blocks(self.metrics)
@@ -529,6 +544,14 @@ class ToolcallRun:
             tr.write_line(f"toolcall HTML report: {self.settings.html}")
         for failure in self.output_failures:
             tr.write_line(f"toolcall: {failure}", red=True, bold=True)
+        if self.store_lost[0]:
+            tr.write_line(
+                f"toolcall: response store: {self.store_lost[0]} answer(s) not kept ({self.store_lost[1]}): "
+                "they were scored, but a later run asks for them again",
+                yellow=True,
+            )
+        for problem in self.store_problems:
+            tr.write_line(f"toolcall: response store: {problem}", yellow=True)
 
     def pytest_unconfigure(self) -> None:
         # pytest runs five full garbage collections after this (to report unraisable exceptions);
@@ -536,6 +559,9 @@ class ToolcallRun:
         # third of a second. What is alive now stays alive until the process exits: freeze it.
         gc.freeze()
 
+
+#: The key of a worker's store losses in xdist's ``workeroutput``: [answers not kept, why].
+STORE_LOST = "toolcall_store_lost"
 
 #: Options a report does not keep: where this run wrote its outputs (and the gate it applied).
 REPORT_OMITS = frozenset({"report", "html"})

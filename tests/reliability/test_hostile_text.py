@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -95,7 +94,11 @@ def respond(body: dict[str, Any]) -> Reply:
         )
     if case == "reasoning_list":
         return completion(
-            {"content": None, "reasoning_content": [{"text": "think "}, "more"], "tool_calls": [call("get_weather", paris)]}
+            {
+                "content": None,
+                "reasoning_content": [{"text": "think "}, "more"],
+                "tool_calls": [call("get_weather", paris)],
+            }
         )
     raise AssertionError(case)
 
@@ -147,9 +150,7 @@ def test_model_text_is_inert_in_every_output(run: pytest.RunResult, pytester: py
     }
     out = run.stdout.str() + run.stderr.str()
     junit = (pytester.path / "junit.xml").read_text(encoding="utf-8")
-    junit_text = "\n".join(
-        (e.text or "") + "\n" + "\n".join(e.attrib.values()) for e in ET.fromstring(junit).iter()
-    )
+    junit_text = "\n".join((e.text or "") + "\n" + "\n".join(e.attrib.values()) for e in ET.fromstring(junit).iter())
     summary = (pytester.path / "summary.md").read_text(encoding="utf-8")
     for where, text in (("terminal", out), ("JUnit", junit_text), ("step summary", summary)):
         assert forged_lines(text) == [], where

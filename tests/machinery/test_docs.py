@@ -105,10 +105,10 @@ def _commands(workflow: Path) -> list[str]:
             if "run" not in step:
                 continue
             script = re.sub(r"\$\{\{[^}]*\}\}", "X", step["run"]).replace("\\\n", " ")
-            # A folded block (`>`) is one command spread over several lines.
-            lines += [script.replace("\n", " ")] if "\n" in script and script.lstrip().startswith("pytest ") else (
-                script.splitlines()
-            )
+            if script.lstrip().startswith("pytest "):  # a folded block (`>`): one command over several lines
+                lines.append(script.replace("\n", " "))
+            else:
+                lines += script.splitlines()
     return [line.strip() for line in lines if line.strip()]
 
 

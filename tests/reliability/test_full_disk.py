@@ -79,7 +79,7 @@ def run(pytester: pytest.Pytester, server: ChatServer, store: Path, *args: str) 
         f"--toolcall-base-url={server.base_url}",
         f"--toolcall-cache={store}",
         "--toolcall-report=report.json",
-        "--toolcall-fail-under=cases.accuracy=0.5",
+        "--toolcall-fail-under=cases.overall=0.5",
         "--toolcall-max-retries=0",
         "--junitxml=junit.xml",
         "-p",

@@ -245,9 +245,9 @@ class Settings:
             api_key_env=raw["api-key-env"],
             benches=benches,
             limit=parse_number("limit", raw["limit"], int, minimum=1),
-            concurrency=parse_number("concurrency", raw["concurrency"], int, minimum=1),
+            concurrency=parse_number("concurrency", raw["concurrency"], int, minimum=1, maximum=MAX_CONCURRENCY),
             timeout=parse_number("timeout", raw["timeout"], float, minimum=0.001, maximum=86400.0),
-            max_retries=parse_number("max-retries", raw["max-retries"], int, minimum=0),
+            max_retries=parse_number("max-retries", raw["max-retries"], int, minimum=0, maximum=MAX_RETRIES),
             temperature=parse_number("temperature", raw["temperature"], float, minimum=0.0, maximum=2.0, none="none"),
             max_tokens=parse_number("max-tokens", raw["max-tokens"], int, minimum=1, none="none"),
             extra_body=_json_object("extra-body", raw["extra-body"]),
@@ -257,7 +257,7 @@ class Settings:
             html=Path(raw["html"]) if raw["html"] else None,
             fail_under=raw["fail-under"] or None,
             max_errors=parse_number("max-errors", raw["max-errors"], int, minimum=0),
-            repeat=parse_number("repeat", raw["repeat"], int, minimum=1),
+            repeat=parse_number("repeat", raw["repeat"], int, minimum=1, maximum=MAX_REPEAT),
             baseline=Path(raw["baseline"]).expanduser() if raw["baseline"] else None,
             fail_on_regression=_alpha(raw["fail-on-regression"]),
             gate_on=parse_choices("gate-on", raw["gate-on"], ("point", "lower"))[0],
@@ -309,6 +309,13 @@ def _raw(config: pytest.Config, option: Option, namespace: Any = None) -> Any:
     if value is None and option.env:
         value = os.environ.get(option.env)
     return option.default if value is None else value
+
+
+#: Bounds of counts that multiply work: a typo (``--toolcall-repeat=100000000``) is a usage error at
+#: once, not a run that sits silent building a hundred million items.
+MAX_REPEAT = 1000
+MAX_CONCURRENCY = 1024
+MAX_RETRIES = 100
 
 
 def usage_error(name: str, message: str) -> pytest.UsageError:

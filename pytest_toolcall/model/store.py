@@ -204,13 +204,19 @@ class ResponseStore:
                 self.write_problem = self.write_problem or str(exc)
 
     def unit_costs(self) -> dict[str, float]:
+        """Seconds per unit, as recorded; rows of another type (a text where seconds belong, written by
+        something else) are left out: they are weights for cutting shards, never a reason to stop."""
         if self._db is None:
             return {}
         try:
             with self._lock:
-                return dict(self._db.execute("SELECT nodeid, seconds FROM unit_costs").fetchall())
+                rows = self._db.execute(
+                    "SELECT nodeid, seconds FROM unit_costs "
+                    "WHERE typeof(nodeid) = 'text' AND typeof(seconds) IN ('real', 'integer')"
+                ).fetchall()
         except sqlite3.DatabaseError:  # a store without the table (read-only, older), or damaged since
             return {}
+        return {nodeid: float(seconds) for nodeid, seconds in rows if 0 <= seconds < 1e9}
 
     def put_unit_costs(self, costs: dict[str, float]) -> None:
         if self._db is None or not self.writable:
@@ -229,6 +235,33 @@ class ResponseStore:
         with self._lock:
             if self._db is not None:
                 self._db.close()
+
+
+def store_shape_problem(db: sqlite3.Connection) -> str:
+    """What makes the store open in ``db`` one ``merge_stores`` cannot copy ("" when nothing): its
+    tables' columns, and rows of the wrong type."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(responses)")}
+    if not columns:
+        return "no responses table"
+    if not _COLUMNS <= columns:
+        return f"a responses table of another shape (columns {', '.join(sorted(columns))})"
+    odd = db.execute(
+        "SELECT count(*) FROM responses WHERE typeof(key) != 'text' OR typeof(response) != 'text' "
+        "OR typeof(model) != 'text' OR typeof(stored_at) NOT IN ('real', 'integer')"
+    ).fetchone()[0]
+    if odd:
+        return f"{odd} row(s) of responses with a value of the wrong type"
+    costs = {row[1] for row in db.execute("PRAGMA table_info(unit_costs)")}
+    if costs and not {"nodeid", "seconds"} <= costs:
+        return f"a unit_costs table of another shape (columns {', '.join(sorted(costs))})"
+    if costs:
+        odd = db.execute(
+            "SELECT count(*) FROM unit_costs "
+            "WHERE typeof(nodeid) != 'text' OR typeof(seconds) NOT IN ('real', 'integer')"
+        ).fetchone()[0]
+        if odd:
+            return f"{odd} row(s) of unit_costs whose seconds are not a number"
+    return ""
 
 
 def _disk_full(exc: sqlite3.Error) -> bool:

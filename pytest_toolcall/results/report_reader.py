@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pytest_toolcall.files import read_regular_file
 from pytest_toolcall.results.report import SCHEMA
 
 #: The largest report read (bytes): a report of 100,000 items with long outputs is a few hundred MB.
@@ -50,36 +49,10 @@ def _number(text: str) -> Any:
     return value if math.isfinite(value) else _Unreadable(text)
 
 
-def read_regular_file(path: Path, limit: int = MAX_REPORT_BYTES, what: str = "file") -> bytes:
-    """The bytes of ``path``, a regular file of at most ``limit`` bytes; ``OSError`` otherwise (with
-    a message naming what it is instead). Never blocks on a FIFO, never reads a device."""
-    info = os.stat(path)  # (stat never blocks, unlike open on a FIFO)
-    if not stat.S_ISREG(info.st_mode):
-        kind = (
-            "a folder"
-            if stat.S_ISDIR(info.st_mode)
-            else "a FIFO"
-            if stat.S_ISFIFO(info.st_mode)
-            else "a device"
-            if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)
-            else "not a regular file"
-        )
-        raise OSError(f"{kind}, not a {what}: refused")
-    if info.st_size > limit:
-        raise OSError(f"{info.st_size:,} bytes, more than the {limit:,} a {what} may have: refused")
-    # O_NONBLOCK: had it been swapped for a FIFO since the stat, the open still returns at once.
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    with os.fdopen(descriptor, "rb") as handle:
-        data = handle.read(limit + 1)
-    if len(data) > limit:
-        raise OSError(f"more than the {limit:,} bytes a {what} may have: refused")
-    return data
-
-
 def read_json(path: Path, what: str = "JSON report") -> Any:
     """The JSON document at ``path``, every number in it finite and sane: ``ReportError`` otherwise."""
     try:
-        data = read_regular_file(path, what=what)
+        data = read_regular_file(path, MAX_REPORT_BYTES, what)
     except OSError as exc:
         raise ReportError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     try:

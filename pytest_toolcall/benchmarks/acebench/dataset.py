@@ -14,6 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from pytest_toolcall.core.benchmark import DataError
+from pytest_toolcall.files import read_regular_file
+
+#: The largest data file read (bytes): the shipped ones are a few MB.
+MAX_DATA_BYTES = 2**30
 
 LANGUAGES = ("en", "zh")
 
@@ -161,7 +165,7 @@ def _dialogues(lang: str, category: str, steps: list[Step]) -> list[Sample]:
 def _read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """(line number, object) for every non-blank line."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_file(path, MAX_DATA_BYTES, "data file").decode("utf-8")
     except FileNotFoundError:
         raise DataError(f"{path}: file not found") from None
     except (OSError, UnicodeDecodeError) as exc:

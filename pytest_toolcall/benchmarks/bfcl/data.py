@@ -13,6 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_toolcall.files import read_regular_file
+
+#: The largest data file read (bytes): the shipped ones are a few MB.
+MAX_DATA_BYTES = 2**30
+
 DATA_DIR = Path(__file__).with_name("data")
 FILE_PREFIX = "BFCL_v4"
 
@@ -77,7 +82,7 @@ def _read_json_lines(path: Path, problems: list[Problem]) -> list[tuple[int, dic
     """(line number, object) for every non-blank line that is a JSON object; problems for the others."""
     rows: list[tuple[int, dict[str, Any]]] = []
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_file(path, MAX_DATA_BYTES, "data file").decode("utf-8")
     except OSError as exc:
         problems.append(Problem(str(path), 0, f"cannot read: {exc}"))
         return rows

@@ -25,6 +25,7 @@ import yaml
 from jsonschema.exceptions import best_match
 
 from pytest_toolcall.benchmarks.general_fc.dataset import schema_problem
+from pytest_toolcall.files import read_regular_file
 from pytest_toolcall.text import clip
 
 SUFFIXES = (".toolcall.yaml", ".toolcall.yml", ".toolcall.jsonl")
@@ -106,7 +107,7 @@ def read_case_file(path: str | Path) -> list[Case]:
     check: ``loading.load_case_file``)."""
     name = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_regular_file(Path(path), MAX_CASE_FILE_BYTES, "case file").decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CaseFileError(name, 1, f"cannot read the file: {exc}") from None
     if name.endswith(".jsonl"):
@@ -144,10 +145,29 @@ class _Lines:
         return self.document
 
 
+#: The deepest a case file nests (a real one: a handful of levels; an expectation of nested objects: tens).
+MAX_YAML_DEPTH = 200
+#: The largest case file read (bytes).
+MAX_CASE_FILE_BYTES = 64 * 2**20
+
+
 class _CaseLoader(yaml.SafeLoader):
     """pyyaml's safe loader (YAML 1.1), with two YAML 1.2 habits users expect: no timestamps, so that
     ``date: 2024-05-01`` stays the string a tool expects (a ``datetime.date`` is not JSON and could never
-    equal a model's argument), and ``1e-9`` is a number (YAML 1.1 wants ``1.0e-9``, else a string)."""
+    equal a model's argument), and ``1e-9`` is a number (YAML 1.1 wants ``1.0e-9``, else a string).
+    Nesting is bounded (pyyaml composes recursively: a file 100,000 levels deep is a RecursionError)."""
+
+    _depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                mark = self.peek_event().start_mark
+                raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_YAML_DEPTH} levels", mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 _CaseLoader.yaml_implicit_resolvers = {

@@ -24,6 +24,7 @@ import jsonschema
 from jsonschema.exceptions import SchemaError
 
 from pytest_toolcall.core.benchmark import DataError
+from pytest_toolcall.files import check_regular_file
 from pytest_toolcall.text import clip
 
 FIELDS = ("messages", "tools", "should_call_tool")
@@ -158,6 +159,7 @@ def _scan(path: Path) -> Iterator[tuple[int, int, bytes, GeneralFCSample | str]]
     """(0-based index, byte offset, bytes, sample or problem message) per non-blank line, reading one
     line at a time."""
     try:
+        check_regular_file(path, what="data file")  # a FIFO would block the run at its first line
         handle = open(path, "rb")  # closed by the with below; opening errors are DataErrors
     except FileNotFoundError:
         raise DataError(f"{path}: file not found") from None

@@ -263,7 +263,7 @@ class Benchmark:
         blocks: dict[str, dict[str, Any]],
     ) -> dict[str, dict[str, Any]]:
         """This benchmark's metrics against a baseline run (``--toolcall-baseline``): full metric name
-        (``<block>.<metric>``) → ``results.comparison.compare_metric``'s fields plus ``gated`` (a
+        (``<block>.<metric>``) → ``core.comparison.compare_metric``'s fields plus ``gated`` (a
         headline metric that ``--toolcall-fail-on-regression`` checks). ``baseline_samples`` and
         ``samples`` are this benchmark's; ``baseline_metrics`` every block of the baseline. The default
         compares nothing (the units that changed are still listed)."""

@@ -34,8 +34,8 @@ from pytest_toolcall.core.benchmark import (
     Verdict,
 )
 from pytest_toolcall.core.settings import ORACLE, Option, parse_choices, parse_number, usage_error
+from pytest_toolcall.core.text import one_line
 from pytest_toolcall.model.types import ChatRequest, ChatResponse, Model
-from pytest_toolcall.text import one_line
 
 #: The pinned data root shipped in the package (chenchen0103/ACEBench@56dd66c, MIT).
 SHIPPED_ROOT = Path(__file__).with_name("data")
@@ -324,8 +324,8 @@ class ACEBench(Benchmark):
     ) -> dict[str, dict[str, Any]]:
         """Every category, group and OVERALL of each language run in both (OVERALL gated)."""
         from pytest_toolcall.benchmarks.acebench.metrics import reported_values
-        from pytest_toolcall.results.comparison import compare_grouped
-        from pytest_toolcall.results.intervals import unit_means_by
+        from pytest_toolcall.core.comparison import compare_grouped
+        from pytest_toolcall.core.intervals import unit_means_by
 
         changes: dict[str, dict[str, Any]] = {}
         for lang in sorted({s.get("lang") for s in samples if s.get("lang")}):

@@ -23,8 +23,8 @@ from pytest_toolcall.benchmarks.bfcl.data import LIVE, NON_LIVE
 from pytest_toolcall.benchmarks.bfcl.metrics import ALL_CATEGORIES, MULTI_TURN
 from pytest_toolcall.core.benchmark import Benchmark, Dialogue, Loaded, Models, Plan, Requests, Unit, Verdict
 from pytest_toolcall.core.settings import Option, parse_choices, usage_error
+from pytest_toolcall.core.text import one_line
 from pytest_toolcall.model.types import ChatRequest, ChatResponse
-from pytest_toolcall.text import one_line
 
 MODES = ("fc", "prompting")
 #: Groups accepted by ``--toolcall-bfcl-categories`` besides category names.
@@ -302,7 +302,7 @@ def reply_calls(response: ChatResponse) -> list[dict[str, Any]]:
 def failure_message(sample: Any, response: ChatResponse, calls: list[dict[str, Any]], verdict: Any, mode: str) -> str:
     """The official error type and what it is about (the parameter, the call), the reply, and what
     the possible answer accepts."""
-    from pytest_toolcall.text import clip
+    from pytest_toolcall.core.text import clip
 
     reason = "; ".join(verdict.errors) or "no detail"
     lines = [f"{verdict.error_type}: {reason}"]

@@ -116,7 +116,7 @@ class Cases(Benchmark):
 
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         from pytest_toolcall.benchmarks.cases.metrics import cases_metrics
-        from pytest_toolcall.results.intervals import category_fields, repeat_fields
+        from pytest_toolcall.core.intervals import category_fields, repeat_fields
 
         if not records:
             return {}  # no case and no Python test ran: no block (a gate on it says "not measured")

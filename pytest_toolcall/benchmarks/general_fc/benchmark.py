@@ -123,8 +123,8 @@ class GeneralFC(Benchmark):
         """Tool-call F1 (gated) and the share of lines passed, over the lines both runs answered; under
         repeats a line's decision is the majority of its attempts (a tie counts as a call)."""
         from pytest_toolcall.benchmarks.general_fc.metrics import is_scored, record_pred
-        from pytest_toolcall.results.comparison import compare_f1, compare_metric
-        from pytest_toolcall.results.statistics import attempt_scores, unit_key, unit_means
+        from pytest_toolcall.core.comparison import compare_f1, compare_metric
+        from pytest_toolcall.core.statistics import attempt_scores, unit_key, unit_means
 
         def decisions(rows: list[dict[str, Any]]) -> dict[str, tuple[bool, bool]]:
             votes: dict[str, list[bool]] = {}

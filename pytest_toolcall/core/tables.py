@@ -5,6 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from tabulate import tabulate
+
+from pytest_toolcall.core.failure_kinds import failure_kind_line
+from pytest_toolcall.core.text import measured
+
 
 def interval(ci95: Any, digits: int = 3) -> str:
     """``[lo, hi]`` as ``0.812-0.934``; ``-`` when there is none."""
@@ -31,3 +36,30 @@ def coverage_notes(block: dict[str, Any]) -> list[str]:
     if block["errors"]:
         notes.append(f"{block['errors']} item(s) errored")
     return notes
+
+
+def default_table(block: dict[str, Any]) -> list[str]:
+    """The terminal table of the default block (``core.blocks.accuracy_block``): a row per category
+    and OVERALL, with intervals, pass^k under repeats, then what the block is missing and why units
+    failed."""
+    repeats = bool(block.get("pass_hat_k"))
+    headers = ["category", "n", "passed", "failed", "errors", "accuracy", "95% CI", *(["pass^k"] if repeats else [])]
+    rows = []
+    for name, row in block["categories"].items():
+        cells = [name, row["n"], row["passed"], row["failed"], row["errors"], measured(row["accuracy"])]
+        rows.append([*cells, interval(row.get("ci95")), *([pass_hat(row.get("pass_hat_k"))] if repeats else [])])
+    overall = ["OVERALL", block["n"], block["passed"], block["failed"], block["errors"], measured(block["overall"])]
+    rows.append([*overall, interval(block.get("overall_ci95")), *([pass_hat(block["pass_hat_k"])] if repeats else [])])
+    lines = tabulate(
+        rows, headers=headers, colalign=("left", *("right",) * (len(headers) - 1)), disable_numparse=True
+    ).splitlines()
+    notes = coverage_notes(block)
+    if block.get("overall_official") is not None and block["overall_official"] != block["overall"]:
+        notes.append(f"official OVERALL {block['overall_official']:.3f} (units not run and errors count as failed)")
+    if block.get("flaky"):
+        notes.append(f"{len(block['flaky'])} flaky unit(s)")
+    if notes:
+        lines.append("; ".join(notes))
+    if kinds := failure_kind_line(block.get("failure_kinds", {})):
+        lines.append(kinds)
+    return lines

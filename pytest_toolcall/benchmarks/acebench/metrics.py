@@ -119,14 +119,3 @@ def _accuracy(category: str, value: float) -> float:
 
 def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
-
-
-def reported_values(block: dict[str, Any] | None) -> dict[str, float]:
-    """A block's values by comparison name: ``overall``, each group, each category's accuracy."""
-    if not block:
-        return {}
-    values = {c: m["accuracy"] for c, m in block.get("categories", {}).items()}
-    values.update((g, v) for g, v in block.get("groups", {}).items() if v is not None)
-    if block.get("overall") is not None:
-        values["overall"] = block["overall"]
-    return values

@@ -111,7 +111,7 @@ class BFCL(Benchmark):
             load = load_multi_turn_category if category in MULTI_TURN else load_category
             samples, problems = load(category)
             self.sizes[category] = len(samples)
-            loaded.units += [self.unit(sample) for sample in samples[: self.settings.limit]]
+            loaded.units += [self.unit(sample) for sample in samples]
             loaded.problems += [(f"bfcl[{category}]", str(problem)) for problem in problems]
         return loaded
 
@@ -253,7 +253,9 @@ class BFCL(Benchmark):
 
     @classmethod
     def claims_metric(cls, name: str) -> bool:
-        """``bfcl.<category>``, ``bfcl.non_live``, ``bfcl.live``, ``bfcl.multi_turn``, ``bfcl.overall``."""
+        """``bfcl.<category>``, ``bfcl.non_live``, ``bfcl.live``, ``bfcl.multi_turn``, ``bfcl.overall``:
+        read by the default ``gate_values`` from the block's ``categories``, ``groups`` and ``overall``,
+        so strict gating checks ``groups_official`` and ``overall_official``, the official values."""
         if not name.startswith("bfcl."):
             return False
         metric = name.removeprefix("bfcl.")
@@ -263,17 +265,6 @@ class BFCL(Benchmark):
                 "or bfcl.<category>"
             )
         return True
-
-    @classmethod
-    def gate_values(cls, name: str, metrics: dict[str, dict[str, Any]]) -> list[tuple[str, float | None]]:
-        block = metrics.get(cls.name)
-        metric = name.removeprefix("bfcl.")
-        if block is None:
-            return [(name, None)]
-        if metric in ALL_CATEGORIES:  # a category before a score of the same name
-            category = block["categories"].get(metric)
-            return [(name, category["accuracy"] if category else None)]
-        return [(name, block["scores"][metric]["value"])]
 
     def suite_properties(self, name: str, block: dict[str, Any]) -> list[tuple[str, Any]]:
         props: list[tuple[str, Any]] = [(f"{name}.mode", block["mode"]), (f"{name}.partial", block["partial"])]

@@ -59,7 +59,7 @@ class GeneralFC(Benchmark):
                 samples, problems = index_file(path)
             except DataError as exc:
                 raise usage_error("general-fc", str(exc)) from None
-            for sample in samples[: self.settings.limit]:
+            for sample in samples:
                 self.warnings += sample.warnings
                 loaded.units.append(
                     Unit(
@@ -151,11 +151,6 @@ class GeneralFC(Benchmark):
         if metric not in METRIC_NAMES:
             raise ValueError(f"unknown general_fc metric {metric!r}; choose from {', '.join(sorted(METRIC_NAMES))}")
         return True
-
-    @classmethod
-    def gate_values(cls, name: str, metrics: dict[str, dict[str, Any]]) -> list[tuple[str, float | None]]:
-        block = metrics.get(cls.name)
-        return [(name, block.get(name.removeprefix("general_fc.")) if block else None)]
 
 
 def _reference_samples(path_text: str | None) -> list[dict[str, Any]] | None:

@@ -53,7 +53,7 @@ from pytest_toolcall.core.intervals import accuracy_interval, as_list, category_
 from pytest_toolcall.core.settings import ORACLE, Option, parse_choices, parse_number, usage_error
 from pytest_toolcall.core.statistics import pass_hat_k, wilson
 from pytest_toolcall.core.tables import default_table
-from pytest_toolcall.model.types import ChatRequest, ChatResponse, Model, RequestError
+from pytest_toolcall.core.types import ChatRequest, ChatResponse, Model, RequestError
 
 _LAZY = {
     "assert_tool_calls": "pytest_toolcall.benchmarks.cases.assertions",

@@ -35,7 +35,7 @@ from pytest_toolcall.core.benchmark import (
 )
 from pytest_toolcall.core.settings import ORACLE, Option, parse_choices, parse_number, usage_error
 from pytest_toolcall.core.text import one_line
-from pytest_toolcall.model.types import ChatRequest, ChatResponse, Model
+from pytest_toolcall.core.types import ChatRequest, ChatResponse, Model
 
 #: The pinned data root shipped in the package (chenchen0103/ACEBench@56dd66c, MIT).
 SHIPPED_ROOT = Path(__file__).with_name("data")

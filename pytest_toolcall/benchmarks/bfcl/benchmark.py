@@ -24,7 +24,7 @@ from pytest_toolcall.benchmarks.bfcl.metrics import ALL_CATEGORIES, MULTI_TURN
 from pytest_toolcall.core.benchmark import Benchmark, Dialogue, Loaded, Models, Plan, Requests, Unit, Verdict
 from pytest_toolcall.core.settings import Option, parse_choices, usage_error
 from pytest_toolcall.core.text import one_line
-from pytest_toolcall.model.types import ChatRequest, ChatResponse
+from pytest_toolcall.core.types import ChatRequest, ChatResponse
 
 MODES = ("fc", "prompting")
 #: Groups accepted by ``--toolcall-bfcl-categories`` besides category names.

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_toolcall.core.benchmark import Benchmark
-from pytest_toolcall.results.comparison import compare_units
+from pytest_toolcall.core.comparison import compare_units
 
 
 class BaselineError(ValueError):

@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from pytest_toolcall.text import inert
+from pytest_toolcall.core.text import inert
 
 SCHEMA = "pytest-toolcall/report/1"
 

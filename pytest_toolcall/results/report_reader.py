@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pytest_toolcall.files import read_regular_file
+from pytest_toolcall.core.files import read_regular_file
 from pytest_toolcall.results.report import SCHEMA
 
 #: The largest report read (bytes): a report of 100,000 items with long outputs is a few hundred MB.
@@ -175,6 +175,6 @@ def _check_fields(path: Path, where: str, section: dict[str, Any], fields: dict[
 
 
 def _shown(value: Any) -> str:
-    from pytest_toolcall.text import clip
+    from pytest_toolcall.core.text import clip
 
     return f"{type(value).__name__} {clip(json.dumps(value, default=repr), 60)}"

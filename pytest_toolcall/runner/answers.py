@@ -16,6 +16,7 @@ import pytest
 
 from pytest_toolcall.core.benchmark import Dialogue, Requests, Skip, Unit
 from pytest_toolcall.core.settings import ORACLE, Settings
+from pytest_toolcall.core.text import inert
 from pytest_toolcall.core.types import ChatRequest, ChatResponse, FatalRequestError, Model, ModelSettings, RequestError
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.model.oracle import OracleModel
@@ -24,7 +25,6 @@ from pytest_toolcall.model.store import CachedModel, ResponseStore, StoreError
 from pytest_toolcall.results.usage import Budget
 from pytest_toolcall.runner.collect import CATALOG, Catalog, unit_of
 from pytest_toolcall.runner.items import HAND_OVER
-from pytest_toolcall.text import inert
 
 STORE_FILE = "responses.sqlite3"
 

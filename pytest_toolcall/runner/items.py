@@ -26,8 +26,8 @@ def test_function(name: str, benchmark: Benchmark, config: pytest.Config) -> Cal
     # The benchmark is bound here and the answer is handed over by the run, not through fixtures
     # or ``request``: each costs every item tens of microseconds, a second per 20,000 items.
     def run(toolcall_unit: Unit) -> None:
+        from pytest_toolcall.core.text import inert
         from pytest_toolcall.runner.failures import VerdictFailure
-        from pytest_toolcall.text import inert
 
         answer, record = config.stash[HAND_OVER](toolcall_unit)
         verdict = benchmark.score(toolcall_unit, answer)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_toolcall.core.benchmark import DataError
-from pytest_toolcall.files import read_regular_file
+from pytest_toolcall.core.files import read_regular_file
 
 #: The largest data file read (bytes): the shipped ones are a few MB.
 MAX_DATA_BYTES = 2**30

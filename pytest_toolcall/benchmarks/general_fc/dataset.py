@@ -24,8 +24,8 @@ import jsonschema
 from jsonschema.exceptions import SchemaError
 
 from pytest_toolcall.core.benchmark import DataError
-from pytest_toolcall.files import check_regular_file
-from pytest_toolcall.text import clip
+from pytest_toolcall.core.files import check_regular_file
+from pytest_toolcall.core.text import clip
 
 FIELDS = ("messages", "tools", "should_call_tool")
 

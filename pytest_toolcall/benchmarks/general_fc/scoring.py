@@ -28,9 +28,9 @@ from pytest_toolcall.core.failure_kinds import (
     has_tool_markup,
 )
 from pytest_toolcall.core.patterns import bounded_validator
+from pytest_toolcall.core.text import clip
+from pytest_toolcall.core.text import name as shown_name
 from pytest_toolcall.core.types import ChatResponse
-from pytest_toolcall.text import clip
-from pytest_toolcall.text import name as shown_name
 
 TOOL_CALLS = "tool_calls"
 

@@ -6,6 +6,7 @@ runs out: both are refused with a message saying what they are.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -25,6 +26,8 @@ def check_regular_file(path: Path, limit: int | None = None, what: str = "file")
             if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
             else "not a regular file"
         )
+        if stat.S_ISDIR(mode):  # (as ``open`` says it: callers name a folder their own way)
+            raise IsADirectoryError(errno.EISDIR, f"{kind}, not a {what}: refused")
         raise OSError(f"{kind}, not a {what}: refused")
     if limit is not None and info.st_size > limit:
         raise OSError(f"{info.st_size:,} bytes, more than the {limit:,} a {what} may have: refused")

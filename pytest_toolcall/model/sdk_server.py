@@ -334,7 +334,7 @@ def _text(content: Any) -> str | None:
     if isinstance(content, list):
         parts = [part.get("text") if isinstance(part, dict) else part for part in content]
         return "".join(part for part in parts if isinstance(part, str))
-    return content if isinstance(content, str) else json.dumps(content, default=repr)
+    return json.dumps(content, default=repr)
 
 
 # --- the child process -----------------------------------------------------------------------------

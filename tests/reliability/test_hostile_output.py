@@ -38,8 +38,8 @@ API_KEY = "sk-hostile-0123456789"
 MARKER_NAME = "PWNED_MARKER"
 TEN_MB = 10_000_000
 #: CPU seconds the whole run may take, every item included: about ten times what it needs (7 s measured
-#: for the 10 MB output), far below what one unbounded output would take. CPU time, not the clock: a busy machine slows the
-#: clock, not the work.
+#: for the 10 MB output), far below what one unbounded output would take. CPU time, not the clock: a
+#: busy machine slows the clock, not the work.
 CPU_SECONDS = 60.0
 DEADLINE = 120.0  # a hang guard: a run still going then is interrupted
 

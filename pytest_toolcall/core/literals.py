@@ -60,14 +60,18 @@ class TooLarge(LiteralError):
 
 def evaluate(node: ast.AST) -> Any:
     """Python's value of ``node``, an expression made of literals; :class:`LiteralError` otherwise."""
+    interpreter = Interpreter()
     try:
-        return _Interpreter().value(node)[0]
+        value = interpreter.value(node)[0]
     except LiteralError:
         raise
     except (RecursionError, MemoryError):
         raise TooLarge("expression nested too deeply") from None
     except Exception as exc:  # the operation itself failed, as it would under the official eval
         raise LiteralError(f"{type(exc).__name__}: {exc}") from None
+    if interpreter.refused:
+        raise TooLarge(interpreter.refused)
+    return value
 
 
 def size_of(value: Any) -> int:
@@ -123,32 +127,42 @@ _DIGITS = re.compile(r"\d+")
 Sized = tuple[Any, int]  # a value and its size
 
 
-class _Interpreter:
-    """One expression's evaluation, with its counters."""
+class Interpreter:
+    """One expression's evaluation, with its counters (``work``, ``int_work``, ``operations``).
+
+    A cap does not stop the evaluation at once: the first refusal is kept in ``refused``, and the
+    expression goes on with a small stand-in of the same type in place of the value beyond the cap
+    (``[[0]]`` for ``[[0]*10**5]*10**5``). What the official ``eval`` would then fail on (a type
+    error further out, a division by zero elsewhere) fails here too, as it would there; otherwise
+    :func:`evaluate` raises :class:`TooLarge`.
+    """
 
     def __init__(self) -> None:
         self.operations = 0
         self.work = 0
         self.int_work = 0
+        self.refused = ""
 
-    # -- accounting ---------------------------------------------------------------------------
+    def _refuse(self, reason: str) -> None:
+        self.refused = self.refused or reason
 
-    def _spend(self, units: int) -> None:
-        self.work += units
-        if self.work > MAX_WORK:
-            raise TooLarge(f"expression builds too much (over {MAX_WORK:,} elements, characters and digits)")
-
-    def _build(self, size: int) -> int:
-        """Charge a value of ``size`` about to be built (or just built); refuse it beyond the caps."""
+    def _fits(self, size: int) -> bool:
+        """Charge a value of ``size`` about to be built; False (and a refusal) beyond the caps."""
         if size > MAX_SIZE:
-            raise TooLarge(f"value too large ({size:,} elements, characters and digits; the cap is {MAX_SIZE:,})")
-        self._spend(size)
-        return size
+            self._refuse(f"value too large ({size:,} elements, characters and digits; the cap is {MAX_SIZE:,})")
+            return False
+        if self.work + size > MAX_WORK:
+            self._refuse(f"expression builds too much (over {MAX_WORK:,} elements, characters and digits)")
+            return False
+        self.work += size
+        return True
 
-    def _int_cost(self, cost: int) -> None:
+    def _int_fits(self, cost: int) -> bool:
+        if self.int_work + cost > MAX_INT_WORK:
+            self._refuse("integer arithmetic too long")
+            return False
         self.int_work += cost
-        if self.int_work > MAX_INT_WORK:
-            raise TooLarge("integer arithmetic too long")
+        return True
 
     # -- evaluation ---------------------------------------------------------------------------
 
@@ -163,16 +177,24 @@ class _Interpreter:
         if isinstance(node, ast.UnaryOp):
             operand, size = self.value(node.operand)
             result = _UNARY[type(node.op)](operand)
-            return result, size_of(result) if isinstance(result, int) else size
+            return result, size if isinstance(result, int) and not isinstance(result, bool) else 1
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
             items, size = self._elements(node.elts)
             container = {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)]
-            self._build(size)
+            if not self._fits(size):
+                return container(small(item) for item in items[:1]), 1
             return container(items), size
         if isinstance(node, ast.Dict):
             return self._dict(node)
         if isinstance(node, ast.Compare):
-            return self._compare(node)
+            # A comparison walks at most both sides, whose sizes were charged when they were built.
+            left, _ = self.value(node.left)
+            for op, comparator in zip(node.ops, node.comparators, strict=True):
+                right, _ = self.value(comparator)
+                if not _COMPARE[type(op)](left, right):
+                    return False, 1
+                left = right
+            return True, 1
         if isinstance(node, ast.BoolOp):
             is_and = isinstance(node.op, ast.And)
             for value_node in node.values:
@@ -183,14 +205,15 @@ class _Interpreter:
         if isinstance(node, ast.IfExp):
             return self.value(node.body) if self.value(node.test)[0] else self.value(node.orelse)
         if isinstance(node, ast.Subscript):
-            return self._subscript(node)
+            container, size = self.value(node.value)
+            index, _ = self.value(node.slice)
+            result = container[index]  # no larger than the container, already charged
+            return result, size_of(result) if isinstance(result, (str, bytes, int)) else size
         if isinstance(node, ast.Slice):
             parts = (node.lower, node.upper, node.step)
             return slice(*(None if p is None else self.value(p)[0] for p in parts)), 1
         if isinstance(node, ast.JoinedStr):
-            texts = [self.value(v)[0] for v in node.values]
-            text = "".join(texts)
-            return text, self._build(1 + len(text))
+            return self._text("".join([self.value(v)[0] for v in node.values]))
         if isinstance(node, ast.FormattedValue):
             return self._format(node)
         # Names (other than True/False/None, which are constants), calls, attributes, lambdas and
@@ -204,8 +227,9 @@ class _Interpreter:
             if isinstance(element, ast.Starred):
                 starred, starred_size = self.value(element.value)
                 if len(items) + len(starred) > MAX_REPEAT:
-                    raise TooLarge("sequence too long")
-                size += self._build(starred_size)
+                    self._refuse("sequence too long")
+                    starred = [small(item) for item in list(starred)[:1]]
+                size += starred_size
                 items.extend(starred)
             else:
                 item, item_size = self.value(element)
@@ -219,43 +243,32 @@ class _Interpreter:
         for key, value_node in zip(node.keys, node.values, strict=True):
             value, value_size = self.value(value_node)
             if key is None:
-                size += self._build(value_size)
+                size += value_size
                 result.update(value)
             else:
                 key_value, key_size = self.value(key)
                 size += key_size + value_size
                 result[key_value] = value
-        return result, self._build(size)
-
-    def _compare(self, node: ast.Compare) -> Sized:
-        left, left_size = self.value(node.left)
-        for op, comparator in zip(node.ops, node.comparators, strict=True):
-            right, right_size = self.value(comparator)
-            self._spend(left_size + right_size)  # a comparison walks both sides
-            if not _COMPARE[type(op)](left, right):
-                return False, 1
-            left, left_size = right, right_size
-        return True, 1
-
-    def _subscript(self, node: ast.Subscript) -> Sized:
-        container, size = self.value(node.value)
-        index, _ = self.value(node.slice)
-        self._spend(size)  # a slice copies at most the container
-        result = container[index]
-        # An item of a container is no larger than the container; a slice with a step may be
-        # smaller: measured when it is text.
-        return result, size_of(result) if isinstance(result, (str, bytes, int)) else size
+        if not self._fits(size):
+            return small(result), 1
+        return result, size
 
     def _format(self, node: ast.FormattedValue) -> Sized:
         value, size = self.value(node.value)
         spec = "" if node.format_spec is None else self.value(node.format_spec)[0]
-        _check_widths(spec)
-        self._build(min(MAX_SIZE, _TEXT_FACTOR * size + len(spec)))  # the longest the text can be
+        if not _widths_fit(spec) or not self._fits(min(MAX_SIZE, _TEXT_FACTOR * size + len(spec))):
+            self._refuse("format width too large")
+            value, spec = small(value), _small_format(spec)
         conversion = {-1: None, 115: str, 114: repr, 97: ascii}[node.conversion]
         if conversion is not None:
             value = conversion(value)
-        text = format(value, spec)
-        return text, self._build(1 + len(text))
+        return self._text(format(value, spec))
+
+    def _text(self, text: Any) -> Sized:
+        """A text just formatted (at most ``_TEXT_FACTOR`` times its operands' size): measured."""
+        if not self._fits(1 + len(text)):
+            return small(text), 1
+        return text, 1 + len(text)
 
     def _binop(self, node: ast.BinOp) -> Sized:
         left, left_size = self.value(node.left)
@@ -264,22 +277,27 @@ class _Interpreter:
         if type(left) in (int, bool) and type(right) in (int, bool):
             return self._int_binop(op, left, right)
         size = left_size + right_size  # concatenations and unions: at most both sides
+        fits = True
         if op is ast.Mult:
             for seq, seq_size, count in ((left, left_size, right), (right, right_size, left)):
                 if isinstance(seq, _SEQUENCES) and isinstance(count, int):
-                    if len(seq) * count > MAX_REPEAT:
-                        raise TooLarge("sequence too long")
                     size = 1 + (seq_size - 1) * max(count, 0)  # shared copies count as copies
+                    if len(seq) * count > MAX_REPEAT:
+                        self._refuse("sequence too long")
+                        fits = False
         elif op is ast.Mod and isinstance(left, (str, bytes)):
             text = left if isinstance(left, str) else left.decode("latin-1")
-            if "*" in text:
-                raise TooLarge("format width too large")
-            _check_widths(text)
             size = min(MAX_SIZE, len(text) + _TEXT_FACTOR * right_size)  # the longest the text can be
-        self._build(size)
+            if "*" in text or not _widths_fit(text):
+                self._refuse("format width too large")
+                fits = False
+        if not (fits and self._fits(size)):
+            if op is ast.Mod and isinstance(left, (str, bytes)):  # the format decides what fails
+                return _small_format(left) % _small_arguments(right), 1
+            return _BINOPS[op](small(left), small(right)), 1
         result = _BINOPS[op](left, right)
         if isinstance(result, (str, bytes)):
-            return result, self._build(1 + len(result))
+            return self._text(result)
         if isinstance(result, (list, tuple, set, frozenset, dict)):
             return result, size
         return result, 1  # a float, a complex
@@ -287,30 +305,66 @@ class _Interpreter:
     def _int_binop(self, op: type[ast.operator], left: int, right: int) -> Sized:
         bits_left, bits_right = abs(left).bit_length(), abs(right).bit_length()
         digits_left, digits_right = 1 + bits_left // 30, 1 + bits_right // 30
-        if op is ast.Pow:
-            if right > MAX_POW_EXPONENT and left not in (0, 1, -1):
-                raise TooLarge("exponent too large")
-            if right > 0:
-                bits = bits_left * right
-                if bits > MAX_INT_BITS:
-                    raise TooLarge("power too large")
-                self._int_cost(_karatsuba(1 + bits // 30))
-        elif op is ast.LShift:
+        fits = True
+        if op is ast.Pow and right > 0 and left not in (0, 1, -1):
+            if right > MAX_POW_EXPONENT:
+                self._refuse("exponent too large")
+                fits = False
+            elif bits_left * right > MAX_INT_BITS:
+                self._refuse("power too large")
+                fits = False
+            else:
+                fits = self._int_fits(_karatsuba(1 + bits_left * right // 30))
+        elif op is ast.LShift and right > 0:
             if right > MAX_SHIFT:
-                raise TooLarge("shift too large")
-            if right > 0 and bits_left + right > MAX_INT_BITS:
-                raise TooLarge("integer too large")
+                self._refuse("shift too large")
+                fits = False
+            elif bits_left + right > MAX_INT_BITS:
+                self._refuse("integer too large")
+                fits = False
         elif op is ast.Mult:
             if bits_left + bits_right > MAX_INT_BITS:
-                raise TooLarge("integer too large")
-            small, large = sorted((digits_left, digits_right))
-            self._int_cost(_karatsuba(small) * (large // small))
+                self._refuse("integer too large")
+                fits = False
+            else:
+                low, high = sorted((digits_left, digits_right))
+                fits = self._int_fits(_karatsuba(low) * (high // low))
         elif op in (ast.FloorDiv, ast.Mod):
-            self._int_cost(max(1, digits_left - digits_right + 1) * digits_right)
+            fits = self._int_fits(max(1, digits_left - digits_right + 1) * digits_right)
+        if not fits:
+            left, right = small(left), small(right)
         result = _BINOPS[op](left, right)
-        if isinstance(result, int):
-            return result, self._build(size_of(result))
-        return result, 1
+        return result, size_of(result) if isinstance(result, int) else 1
+
+
+def small(value: Any) -> Any:
+    """A stand-in of the same type for a value beyond a cap: at most one (small) element, the sign of
+    a number, the first character of a text."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return (value > 0) - (value < 0) or 0
+    if isinstance(value, (str, bytes)):
+        return value[:1]
+    if isinstance(value, dict):
+        return {small(k): small(v) for k, v in list(value.items())[:1]}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return type(value)(small(item) for item in list(value)[:1])
+    return value
+
+
+def _small_format(text: Any) -> Any:
+    """A ``%`` or format spec with every number (width, precision) made 1."""
+    return re.sub(rb"\d+", b"1", text) if isinstance(text, bytes) else _DIGITS.sub("1", text)
+
+
+def _small_arguments(arguments: Any) -> Any:
+    """Stand-ins for the arguments of a ``%`` format, keeping their number and keys."""
+    if isinstance(arguments, tuple):
+        return tuple(small(item) for item in arguments)
+    if isinstance(arguments, dict):
+        return {key: small(value) for key, value in arguments.items()}
+    return small(arguments)
 
 
 def _karatsuba(digits: int) -> int:
@@ -318,6 +372,5 @@ def _karatsuba(digits: int) -> int:
     return digits * digits if digits < 70 else int(digits**1.585)
 
 
-def _check_widths(spec: str) -> None:
-    if any(len(n) > 5 or int(n) > MAX_FORMAT_WIDTH for n in _DIGITS.findall(spec)):
-        raise TooLarge("format width too large")
+def _widths_fit(spec: str) -> bool:
+    return all(len(n) <= 5 and int(n) <= MAX_FORMAT_WIDTH for n in _DIGITS.findall(spec))

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +26,7 @@ from pytest_toolcall.benchmarks.general_fc.scoring import (
     compile_schema,
     validate_tool_calls,
 )
+from pytest_toolcall.core import patterns
 from pytest_toolcall.core.failure_kinds import (
     EXTRA_CALL,
     INVALID_JSON,
@@ -327,8 +327,13 @@ def _matcher_problem(matcher: dict[str, Any], actual: Any) -> str:
         return ""
     if "$regex" in matcher:
         pattern = matcher["$regex"]
-        if isinstance(actual, str) and re.fullmatch(pattern, actual) is not None:
-            return ""
+        if not isinstance(actual, str):
+            return f"expected a string matching {pattern!r}"
+        try:  # the text is the model's: matched in bounded time (re's verdicts), see core/patterns.py
+            if patterns.fullmatch(pattern, actual):
+                return ""
+        except patterns.PatternTimeout:
+            return f"expected a string matching {pattern!r} (not decided within {patterns.FALLBACK_SECONDS:g}s)"
         return f"expected a string matching {pattern!r}"
     if "$one_of" in matcher:
         options = matcher["$one_of"]

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from pytest_toolcall.core.benchmark import Benchmark, Loaded, Models, Plan, Requests, Unit, Verdict
 from pytest_toolcall.core.settings import Option
-from pytest_toolcall.model.types import ChatRequest
+from pytest_toolcall.core.types import ChatRequest
 
 SAMPLES = Path(__file__).with_name("samples.jsonl")
 TOOLS = [

@@ -34,7 +34,7 @@ from pytest_toolcall.core.benchmark import (
     Verdict,
 )
 from pytest_toolcall.core.settings import ORACLE, Option, parse_choices, parse_number, usage_error
-from pytest_toolcall.model.types import ChatRequest, ChatResponse, Model
+from pytest_toolcall.core.types import ChatRequest, ChatResponse, Model
 from pytest_toolcall.text import one_line
 
 #: The pinned data root shipped in the package (chenchen0103/ACEBench@56dd66c, MIT).

@@ -23,7 +23,7 @@ from pytest_toolcall.benchmarks.bfcl.data import LIVE, NON_LIVE
 from pytest_toolcall.benchmarks.bfcl.metrics import ALL_CATEGORIES, MULTI_TURN
 from pytest_toolcall.core.benchmark import Benchmark, Dialogue, Loaded, Models, Plan, Requests, Unit, Verdict
 from pytest_toolcall.core.settings import Option, parse_choices, usage_error
-from pytest_toolcall.model.types import ChatRequest, ChatResponse
+from pytest_toolcall.core.types import ChatRequest, ChatResponse
 from pytest_toolcall.text import one_line
 
 MODES = ("fc", "prompting")

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.core.benchmark import Benchmark, Loaded, Models, Plan, Requests, Unit, Verdict
-from pytest_toolcall.model.types import ChatRequest, Model
+from pytest_toolcall.core.types import ChatRequest, Model
 
 #: The same as ``format.SUFFIXES`` (not imported from there: that imports YAML).
 SUFFIXES = (".toolcall.yaml", ".toolcall.yml", ".toolcall.jsonl")
@@ -38,7 +38,8 @@ class Cases(Benchmark):
         return Loaded(units=[])  # every unit lives in a user's file
 
     def load_file(self, path: Path, name: str) -> Loaded:
-        from pytest_toolcall.benchmarks.cases.format import CaseFileError, load_case_file
+        from pytest_toolcall.benchmarks.cases.format import CaseFileError
+        from pytest_toolcall.benchmarks.cases.loading import load_case_file
 
         try:
             cases = load_case_file(path)

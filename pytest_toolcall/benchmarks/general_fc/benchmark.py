@@ -9,7 +9,7 @@ from typing import Any
 
 from pytest_toolcall.core.benchmark import Benchmark, DataError, Loaded, Models, Plan, Requests, Unit, Verdict
 from pytest_toolcall.core.settings import Option, usage_error
-from pytest_toolcall.model.types import ChatRequest
+from pytest_toolcall.core.types import ChatRequest
 
 #: The set shipped in the package: 511 labelled requests from MoonshotAI's K2-Vendor-Verifier samples.
 SHIPPED_SET = Path(__file__).with_name("data") / "k2vv_zh_511.jsonl"

@@ -24,7 +24,7 @@ import jsonschema
 import yaml
 from jsonschema.exceptions import best_match
 
-from pytest_toolcall.benchmarks.general_fc.dataset import schema_problem
+from pytest_toolcall.native.schemas import schema_problem
 from pytest_toolcall.text import clip
 
 SUFFIXES = (".toolcall.yaml", ".toolcall.yml", ".toolcall.jsonl")

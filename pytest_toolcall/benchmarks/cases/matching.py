@@ -19,13 +19,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_toolcall.benchmarks.general_fc.scoring import (
-    JSON_DECODE,
-    SCHEMA_ERROR,
-    UNKNOWN_TOOL,
-    compile_schema,
-    validate_tool_calls,
-)
 from pytest_toolcall.core import patterns
 from pytest_toolcall.core.failure_kinds import (
     EXTRA_CALL,
@@ -41,6 +34,8 @@ from pytest_toolcall.core.failure_kinds import (
     WRONG_VALUE,
     has_tool_markup,
 )
+from pytest_toolcall.native.schemas import compile_schema
+from pytest_toolcall.native.validation import JSON_DECODE, SCHEMA_ERROR, UNKNOWN_TOOL, validate_tool_calls
 from pytest_toolcall.text import clip
 
 DEFAULT_TOLERANCE = 1e-6  # for {$approx: x} without $tol

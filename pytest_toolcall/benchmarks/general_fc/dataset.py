@@ -10,7 +10,6 @@ sent as given, and such calls simply score invalid.
 
 from __future__ import annotations
 
-import codecs
 import functools
 import json
 import threading
@@ -20,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from pytest_toolcall.core import jsonl
 from pytest_toolcall.core.benchmark import DataError
 from pytest_toolcall.native.schemas import _check_schema, json_text, json_type, schema_problem
 
@@ -165,44 +165,28 @@ def _scan(path: Path) -> Iterator[tuple[int, int, bytes, GeneralFCSample | str]]
     except OSError as exc:
         raise DataError(f"{path}: cannot read: {exc}") from None
     with handle:
-        offset = 0
-        # Binary lines end at b"\n" only: str.splitlines() would also split on U+2028/U+2029, which
-        # JSON allows raw inside strings.
-        for index, raw in enumerate(handle):
-            # A leading byte-order mark is common in hand-edited files and harmless.
-            skip = len(codecs.BOM_UTF8) if index == 0 and raw.startswith(codecs.BOM_UTF8) else 0
-            start = offset + skip
-            offset += len(raw)
-            body = raw[skip:].removesuffix(b"\n")
-            try:
-                line = body.decode("utf-8").removesuffix("\r")
-            except UnicodeDecodeError as exc:
-                raise DataError(f"{path}: cannot read: line {index + 1}: {exc}") from None
-            if not line.strip():
-                continue
-            where = f"{path}:{index + 1}"
-            try:
-                messages, tools, label = _parse_line(line)
-            except LineProblem as exc:
-                yield index, start, body, f"{where}: {exc}"
-                continue
-            warnings = tuple(f"{where}: {w}" for w in tool_warnings(tools))
-            yield (
-                index,
-                start,
-                body,
-                GeneralFCSample(path, path.stem, index, index + 1, messages, tools, label, where, warnings),
-            )
+        try:
+            for line in jsonl.lines(handle):
+                where = f"{path}:{line.number}"
+                index = line.number - 1
+                try:
+                    messages, tools, label = _parse_line(line)
+                except LineProblem as exc:
+                    yield index, line.offset, line.raw, f"{where}: {exc}"
+                    continue
+                warnings = tuple(f"{where}: {w}" for w in tool_warnings(tools))
+                sample = GeneralFCSample(path, path.stem, index, index + 1, messages, tools, label, where, warnings)
+                yield index, line.offset, line.raw, sample
+        except jsonl.JsonlError as exc:
+            raise DataError(f"{path}: cannot read: {exc}") from None
     # A final newline leaves no last piece; a last line without one is read like the others.
 
 
-def _parse_line(line: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], bool]:
+def _parse_line(line: jsonl.Line) -> tuple[list[dict[str, Any]], list[dict[str, Any]], bool]:
     try:
-        row = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise LineProblem(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
-    if not isinstance(row, dict):
-        raise LineProblem(f"expected a JSON object, got {json_type(row)}")
+        row = jsonl.parse_object(line)
+    except jsonl.JsonlError as exc:
+        raise LineProblem(exc.message) from None
     missing = [f for f in FIELDS if f not in row]
     if missing:
         raise LineProblem(f"missing field{'s' if len(missing) > 1 else ''} {', '.join(missing)}")

@@ -17,7 +17,7 @@ import referencing
 from jsonschema.exceptions import SchemaError
 
 from pytest_toolcall.core.patterns import bounded_validator
-from pytest_toolcall.text import clip
+from pytest_toolcall.core.text import clip
 
 
 def schema_problem(schema: Any) -> str:

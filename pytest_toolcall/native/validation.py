@@ -26,8 +26,8 @@ from pytest_toolcall.core.failure_kinds import (
     UNKNOWN_TOOL_KIND,
     has_tool_markup,
 )
+from pytest_toolcall.core.text import clip
 from pytest_toolcall.native.schemas import UNSEEN, CompiledSchema, compile_schema, describe_error, remember
-from pytest_toolcall.text import clip
 
 TOOL_CALLS = "tool_calls"
 

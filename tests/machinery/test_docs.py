@@ -139,7 +139,7 @@ def test_ci_workflow_uses_only_what_exists(workflow: Path) -> None:
 def test_ci_workflow_check_finds_an_unknown_option(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yml"
     bad.write_text(
-        "jobs:\n  j:\n    steps:\n      - run: pip install \"pytest-toolcall @ git+https://x\"\n"
+        'jobs:\n  j:\n    steps:\n      - run: pip install "pytest-toolcall @ git+https://x"\n'
         "      - run: pytest --toolcall-modle=m\n",
         encoding="utf-8",
     )

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_toolcall.core import literals
-from pytest_toolcall.text import clip
+from pytest_toolcall.core.text import clip
 
 # Commas and brackets: bounds the size of the parsed tree (the official parse would swamp on more).
 # Arithmetic has the caps of core/literals.py.

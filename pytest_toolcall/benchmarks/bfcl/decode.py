@@ -20,7 +20,7 @@ from typing import Any
 
 from pytest_toolcall.benchmarks.bfcl.source_calls import parse_java_call, parse_javascript_call
 from pytest_toolcall.core import literals
-from pytest_toolcall.text import clip
+from pytest_toolcall.core.text import clip
 
 
 class DecodeError(Exception):

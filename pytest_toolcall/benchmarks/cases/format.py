@@ -25,8 +25,8 @@ import yaml
 from jsonschema.exceptions import best_match
 
 from pytest_toolcall.core import jsonl
+from pytest_toolcall.core.text import clip
 from pytest_toolcall.native.schemas import schema_problem
-from pytest_toolcall.text import clip
 
 SUFFIXES = (".toolcall.yaml", ".toolcall.yml", ".toolcall.jsonl")
 EXPECT_KINDS = ("no_call", "should_call_tool", "calls", "any_of")

@@ -34,9 +34,9 @@ from pytest_toolcall.core.failure_kinds import (
     WRONG_VALUE,
     has_tool_markup,
 )
+from pytest_toolcall.core.text import clip
 from pytest_toolcall.native.schemas import compile_schema
 from pytest_toolcall.native.validation import JSON_DECODE, SCHEMA_ERROR, UNKNOWN_TOOL, validate_tool_calls
-from pytest_toolcall.text import clip
 
 DEFAULT_TOLERANCE = 1e-6  # for {$approx: x} without $tol
 

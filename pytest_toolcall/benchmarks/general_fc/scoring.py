@@ -12,6 +12,7 @@ from typing import Any
 
 from pytest_toolcall.benchmarks.general_fc.dataset import GeneralFCSample
 from pytest_toolcall.core.failure_kinds import UNEXPECTED_CALL
+from pytest_toolcall.core.text import clip
 from pytest_toolcall.core.types import ChatResponse
 from pytest_toolcall.native.schemas import compile_schema
 from pytest_toolcall.native.validation import (
@@ -30,7 +31,6 @@ from pytest_toolcall.native.validation import (
     missing_call_kind,
     validate_tool_calls,
 )
-from pytest_toolcall.text import clip
 
 __all__ = [  # the validation vocabulary, as general_fc's records and metrics name it
     "EMPTY_TOOL_CALLS",

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_toolcall import __version__
+from pytest_toolcall.core.blocks import BlockError
 
 if TYPE_CHECKING:
     from pytest_toolcall.results.run_result import RunResult
@@ -37,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.command(args))
-    except CliError as exc:
+    except (CliError, BlockError) as exc:  # BlockError: a benchmark's block breaks the naming rules
         print(f"pytest-toolcall {args.name}: {exc}", file=sys.stderr)
         return BAD_INPUT
     except KeyboardInterrupt:

@@ -1,5 +1,5 @@
-"""The terminal summary of a run's result: each block's table (rendered by its benchmark), usage, the
-comparison with a baseline, what is missing, the gate's verdict."""
+"""The terminal summary of a run's result: each block's table (rendered by its benchmark, by default
+with ``core.tables``), usage, the comparison with a baseline, what is missing, the gate's verdict."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tabulate import tabulate
 
-from pytest_toolcall.results.comparison import ALPHA
-from pytest_toolcall.text import number
+from pytest_toolcall.core.comparison import ALPHA
+from pytest_toolcall.core.text import number
 
 if TYPE_CHECKING:
     from pytest_toolcall.results.gate import GateVerdict
@@ -16,20 +16,6 @@ if TYPE_CHECKING:
 
 #: Units listed by name in the terminal (the JSON report lists them all).
 FIRST_FEW = 10
-
-
-def interval(ci95: Any, digits: int = 3) -> str:
-    """``[lo, hi]`` as ``0.812-0.934``; ``-`` when there is none."""
-    if not isinstance(ci95, (list, tuple)) or len(ci95) != 2 or ci95[0] is None:
-        return "-"
-    return f"{ci95[0]:.{digits}f}-{ci95[1]:.{digits}f}"
-
-
-def pass_hat(pass_hat_k: dict[str, float] | None) -> str:
-    """pass^k as ``0.90 / 0.85 / 0.81`` (k = 1, 2, ...)."""
-    if not pass_hat_k:
-        return "-"
-    return " / ".join(f"{pass_hat_k[k]:.2f}" for k in sorted(pass_hat_k, key=int))
 
 
 def usage_lines(usage: dict[str, Any], price: tuple[float, float] | None) -> list[str]:
@@ -155,16 +141,3 @@ def terminal_lines(result: RunResult, verdict: GateVerdict | None, alpha: float 
     if verdict is not None:
         lines.append(Line(verdict.line, markup=GREEN if verdict.passed else RED))
     return lines
-
-
-def coverage_notes(block: dict[str, Any]) -> list[str]:
-    """What a block of categories is missing: categories that did not run, categories cut short,
-    items that errored (for the one-line notes under a benchmark's table)."""
-    notes = []
-    if block["missing_categories"]:
-        notes.append(f"not run: {', '.join(block['missing_categories'])}")
-    if block["short_categories"]:
-        notes.append(f"not all items: {', '.join(block['short_categories'])}")
-    if block["errors"]:
-        notes.append(f"{block['errors']} item(s) errored")
-    return notes

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.core import registry
-from pytest_toolcall.core.benchmark import MODULE_NODEID, is_benchmark_nodeid
+from pytest_toolcall.core.benchmark import MODULE_NODEID
+from pytest_toolcall.core.registry import is_benchmark_nodeid
 from pytest_toolcall.core.settings import redact_url
 from pytest_toolcall.runner import collect, compat, selection, shards
 from pytest_toolcall.runner.run import Run

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall import __version__
+from pytest_toolcall.core.blocks import BlockError
 from pytest_toolcall.core.settings import redact_url
 from pytest_toolcall.results import gate, github, report, summary
 from pytest_toolcall.results.run_result import RunResult
@@ -43,15 +44,18 @@ class RunEnd:
         run.catalog  # the data, for what aggregates need of it (the xdist controller loads it here)  # noqa: B018
         samples = self.samples()
         s = run.settings
-        result = RunResult.of_run(
-            self.run_section(interrupted),
-            samples,
-            run.benchmarks,
-            baseline=run.baseline,
-            price=s.price,
-            budget=s.budget,
-            output_failures=run.output_failures,
-        )
+        try:
+            result = RunResult.of_run(
+                self.run_section(interrupted),
+                samples,
+                run.benchmarks,
+                baseline=run.baseline,
+                price=s.price,
+                budget=s.budget,
+                output_failures=run.output_failures,
+            )
+        except BlockError as exc:  # a benchmark's bug: one line, not a traceback, and no report
+            pytest.exit(str(exc), returncode=pytest.ExitCode.INTERNAL_ERROR)
         self.result = run.config.stash[RESULT] = result
         self.keep_unit_costs(samples)
         if s.report or s.html:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.core.benchmark import is_benchmark_nodeid
+from pytest_toolcall.core.registry import is_benchmark_nodeid
 from pytest_toolcall.core.settings import Settings, redact_url
 from pytest_toolcall.runner import compat
 

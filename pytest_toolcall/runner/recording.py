@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.core.benchmark import is_benchmark_nodeid
+from pytest_toolcall.core.registry import is_benchmark_nodeid
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.results.records import RECORD, new_record, sanitize
 from pytest_toolcall.runner import collect, failures

@@ -2,14 +2,14 @@
 
 The first ``any_of`` alternative is answered; ``no_call`` and ``should_call_tool: false`` get text;
 ``should_call_tool: true`` gets a call whose arguments are generated from a tool's JSON Schema (the
-general_fc oracle's generator). Matchers become a value that satisfies them: the first ``$one_of``, the
-``$approx`` value, a schema-valid value for ``$any`` and, for ``$regex``, a simple string built from
+shared generator of ``native/instances.py``). Matchers become a value that satisfies them: the first
+``$one_of``, the ``$approx`` value, a schema-valid value for ``$any`` and, for ``$regex``, a simple string built from
 the pattern that full-matches it. With ``allow_extra`` the required properties the case does not list
 are generated too, so that the answer stays valid against the tool's schema.
 
-The loader runs ``check_oracle`` on every case: an expectation the oracle cannot answer, or whose
-answer fails the case (a listed value the schema forbids, a required argument the case forbids), is
-reported at load time, because a real model could not pass it either.
+The loader checks every case with it (``loading.check_oracle``): an expectation the oracle cannot
+answer, or whose answer fails the case (a listed value the schema forbids, a required argument the
+case forbids), is reported at load time, because a real model could not pass it either.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from typing import Any
 
 from pytest_toolcall.benchmarks.cases.format import Case
 from pytest_toolcall.benchmarks.cases.matching import is_matcher
-from pytest_toolcall.benchmarks.general_fc.oracle import Generator, Unsatisfiable, _pattern_strings
-from pytest_toolcall.benchmarks.general_fc.scoring import compile_schema, validate_tool_calls
-from pytest_toolcall.model.types import ChatResponse
+from pytest_toolcall.native.instances import Generator, Unsatisfiable, pattern_strings
+from pytest_toolcall.native.schemas import compile_schema
+from pytest_toolcall.native.validation import validate_tool_calls
 
 NO_TOOL_ANSWER = "No tool is needed for this request."
 
@@ -49,18 +49,6 @@ def oracle_reply(expect: dict[str, Any], tools: list[dict[str, Any]]) -> dict[st
 
 def _all_calls(expect: dict[str, Any]) -> list[dict[str, Any]]:
     return [*(expect.get("calls") or []), *(c for a in expect.get("any_of") or [] for c in _all_calls(a))]
-
-
-def check_oracle(case: Case) -> None:
-    """Raises ``OracleError`` when the oracle's answer does not pass the case."""
-    from pytest_toolcall.benchmarks.cases.response import judge_case
-
-    answer = oracle_answer(case)
-    calls = answer.get("tool_calls") or []
-    response = ChatResponse(answer.get("content"), "tool_calls" if calls else "stop", calls)
-    verdict = judge_case(case, response)
-    if not verdict.passed:
-        raise OracleError(f"even the expected answer fails this case, so no model can pass it: {verdict.message}")
 
 
 def _answer(expect: dict[str, Any], tools: list[dict[str, Any]]) -> dict[str, Any]:
@@ -122,7 +110,7 @@ def _regex_string(pattern: str, schema: Any, path: str) -> str:
     """A short string that full-matches ``pattern``: one of the schema's enum values when one does,
     else one built from the pattern itself."""
     candidates = [v for v in (schema or {}).get("enum", []) if isinstance(v, str)] if isinstance(schema, dict) else []
-    candidates += _pattern_strings(pattern, 0)
+    candidates += pattern_strings(pattern, 0)
     for candidate in candidates:
         if re.fullmatch(pattern, candidate):
             return candidate

@@ -17,7 +17,7 @@ from typing import Any
 from pytest_toolcall.benchmarks.cases.assertions import ToolCallAssertionError, observing
 from pytest_toolcall.benchmarks.cases.matching import CaseVerdict
 from pytest_toolcall.benchmarks.cases.response import OracleResponse, ToolCallResponse
-from pytest_toolcall.model.types import ChatRequest, Model, RequestError
+from pytest_toolcall.core.types import ChatRequest, Model, RequestError
 
 #: Markers of pytest itself, which say how a test runs, not what it is about: never tags.
 PYTEST_MARKERS = frozenset(

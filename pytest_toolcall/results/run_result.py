@@ -9,11 +9,12 @@ offline exactly as the run judged itself.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from pytest_toolcall.core.benchmark import Benchmark
+from pytest_toolcall.core.settings import parse_price
 from pytest_toolcall.results.aggregate import aggregate, all_blocks, run_usage
 from pytest_toolcall.results.baseline import compare_run
 from pytest_toolcall.results.report import SCHEMA
@@ -97,6 +98,8 @@ class RunResult:
             comparison=comparison,
             benchmarks=benchmarks or {},
             metrics=metrics,
+            price=_recorded(run, "price", parse_price),
+            budget=_recorded(run, "budget", float),
         )
 
     # --- what the run section says ------------------------------------------------------------
@@ -169,3 +172,16 @@ class RunResult:
             "usage": self.usage,
             "comparison": self.comparison,
         }
+
+
+T = TypeVar("T")
+
+
+def _recorded(run: Mapping[str, Any], option: str, parse: Callable[[str], T]) -> T | None:
+    """An option as the run recorded it (its text), parsed; None if absent or unreadable: a report
+    from elsewhere is read, not judged, here (the value only labels the summary)."""
+    text = (run.get("options") or {}).get(option)
+    try:
+        return parse(str(text)) if text is not None else None
+    except ValueError:
+        return None

@@ -126,11 +126,11 @@ def terminal_lines(result: RunResult, verdict: GateVerdict | None, alpha: float 
         lines.append(Line(f"toolcall: against the baseline {result.comparison['baseline']['path']}", heading=True))
         lines += [Line(line) for line in comparison_lines(result.comparison, alpha)]
     if result.not_asked:
-        budget = f"{result.budget:g}" if result.budget is not None else "?"
+        budget = "" if result.budget is None else f"={result.budget:g} USD"
         lines.append(
             Line(
                 f"partial: {result.not_asked} of {result.selected} selected item(s) were not asked: "
-                f"--toolcall-budget={budget} USD was spent",
+                f"--toolcall-budget{budget} was spent",
                 markup=YELLOW,
             )
         )

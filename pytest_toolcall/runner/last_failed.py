@@ -18,9 +18,10 @@ from pytest_toolcall.runner import compat
 
 
 class LastFailedByModel:
-    def __init__(self, config: pytest.Config, settings: Settings, lf: Any) -> None:
+    def __init__(self, config: pytest.Config, settings: Settings, lf: Any, keep: bool) -> None:
         self.config = config
         self.lf = lf
+        self.keep = keep  # where the run's list is written at the end (not on xdist workers)
         who = f"{settings.model}@{redact_url(settings.base_url) or 'default'}"
         self.key = "toolcall/lastfailed/" + re.sub(r"[^A-Za-z0-9._-]+", "_", who)[:80] + "-" + _digest(who)
         stored = config.cache.get(self.key, None) if config.cache is not None else None
@@ -31,7 +32,7 @@ class LastFailedByModel:
     @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_sessionfinish(self) -> Any:
         result = yield
-        if self.config.cache is not None:  # as pytest just wrote its own list
+        if self.keep and self.config.cache is not None:  # as pytest just wrote its own list
             self.config.cache.set(self.key, compat.last_failed(self.lf))
         return result
 

@@ -40,13 +40,14 @@ def start(config: pytest.Config, settings: Settings) -> Run:
         from pytest_toolcall.runner.junit import JUnit
 
         plugins.append((JUnit(run), "toolcall-junit"))
-    if not run.is_worker:
-        from pytest_toolcall.runner.ending import RunEnd
+    lf = compat.last_failed_plugin(config)
+    if lf is not None:  # (xdist workers too: they collect, and --lf deselects there)
         from pytest_toolcall.runner.last_failed import LastFailedByModel
 
-        lf = compat.last_failed_plugin(config)
-        if lf is not None:
-            plugins.append((LastFailedByModel(config, settings, lf), "toolcall-last-failed"))
+        plugins.append((LastFailedByModel(config, settings, lf, keep=not run.is_worker), "toolcall-last-failed"))
+    if not run.is_worker:
+        from pytest_toolcall.runner.ending import RunEnd
+
         # Registered last: its end-of-session wrapper is the outermost of the run's (the one order
         # the outputs were written in before the split: JSON and HTML, then JUnit).
         plugins.append((RunEnd(run), "toolcall-end"))

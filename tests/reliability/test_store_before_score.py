@@ -7,7 +7,7 @@ from concurrent.futures import Future
 from pathlib import Path
 
 from pytest_toolcall.model.store import CachedModel, ResponseStore, request_key
-from pytest_toolcall.model.types import ChatRequest, ChatResponse
+from pytest_toolcall.core.types import ChatRequest, ChatResponse
 
 
 class _LateModel:

@@ -6,8 +6,8 @@ import threading
 from concurrent.futures import Future
 from pathlib import Path
 
-from pytest_toolcall.model.store import CachedModel, ResponseStore, request_key
 from pytest_toolcall.core.types import ChatRequest, ChatResponse
+from pytest_toolcall.model.store import CachedModel, ResponseStore, request_key
 
 
 class _LateModel:

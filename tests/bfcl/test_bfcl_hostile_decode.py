@@ -81,3 +81,37 @@ def test_relevance_verdicts_are_the_official_ones(reply: dict) -> None:
     relevance = check_answer(_relevance_sample("live_relevance"), reply["text"], [], "prompting")
     assert irrelevance.valid is not calls
     assert relevance.valid is calls
+
+
+# --- JavaScript object values: the official pattern, without its quadratic scan ------------------
+
+OFFICIAL_JS_ENTRY = r"([^:]+):\s*(.*?)(?:,\s*(?=[^,]+:)|$)"  # js_type_converter.py at 6ea5797
+
+
+def test_js_object_entries_are_the_official_findall() -> None:
+    import random
+    import re
+
+    from pytest_toolcall.benchmarks.bfcl.java_js_values import _js_entries
+
+    rng = random.Random(20)
+    for _ in range(50_000):
+        text = "".join(rng.choice(":,a 'b{}[]\t\n") for _ in range(rng.randint(0, 16)))
+        assert _js_entries(text) == re.findall(OFFICIAL_JS_ENTRY, text), text
+
+
+def test_js_object_without_a_key_is_answered_without_the_scan(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_toolcall.benchmarks.bfcl import java_js_values
+
+    scanned: list[str] = []
+
+    class Counting:
+        def findall(self, text: str) -> list:
+            scanned.append(text)
+            return []
+
+    monkeypatch.setattr(java_js_values, "_JS_ENTRY", Counting())
+    hostile = "{" + "a," * 200_000 + "}"  # 16 s for 40,000 characters under the official scan
+    assert java_js_values.js_value(hostile, "dict") == {}
+    assert scanned == []
+    assert java_js_values.js_value("{a: 1}", "dict") == {} and scanned == ["a: 1"]  # others are scanned

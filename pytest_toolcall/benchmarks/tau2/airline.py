@@ -93,7 +93,7 @@ class AirlineTools:
                 and flight.dates[date].status == "available"
                 and (leave_after is None or flight.scheduled_departure_time_est >= leave_after)
             ):
-                instance = flight.dates[date]
+                instance: Any = flight.dates[date]
                 results.append(
                     DirectFlight(
                         flight_number=flight.flight_number,
@@ -193,9 +193,7 @@ class AirlineTools:
                 raise ValueError(f"Not enough balance in payment method {method.payment_id}")
         total_payment = sum(method.amount for method in payment_methods)
         if total_payment != total_price:
-            raise ValueError(
-                f"Payment amount does not add up, total price is {total_price}, but paid {total_payment}"
-            )
+            raise ValueError(f"Payment amount does not add up, total price is {total_price}, but paid {total_payment}")
         for method in payment_methods:
             stored = user.payment_methods[method.payment_id]
             if stored.source == "gift_card":
@@ -203,7 +201,7 @@ class AirlineTools:
             elif stored.source == "certificate":
                 user.payment_methods.pop(method.payment_id)
         for instance in instances:
-            instance.available_seats[cabin] -= len(passengers)
+            instance.available_seats[cabin] -= len(passengers)  # type: ignore[index]
         self.db.reservations[reservation_id] = reservation
         self.db.users[user_id].reservations.append(reservation_id)
         return reservation
@@ -237,7 +235,10 @@ class AirlineTools:
             # The official next-day date: day of month + 1, without a leading zero or a month change.
             date2 = f"2024-05-{int(date[-2:]) + 1}" if "+1" in first.scheduled_arrival_time_est else date
             for second in self._search_direct_flight(
-                date=date2, origin=first.destination, destination=destination, leave_after=first.scheduled_arrival_time_est
+                date=date2,
+                origin=first.destination,
+                destination=destination,
+                leave_after=first.scheduled_arrival_time_est,
             ):
                 second.date = date2
                 results.append([first, second])

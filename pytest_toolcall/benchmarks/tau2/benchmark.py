@@ -68,8 +68,7 @@ class Tau2(Benchmark):
         ),
         Option(
             "tau2-split",
-            "τ²-bench task split: leaderboard (each domain's leaderboard set: base), base, train, test, "
-            "full, small",
+            "τ²-bench task split: leaderboard (each domain's leaderboard set: base), base, train, test, full, small",
             default="leaderboard",
             metavar="NAME",
         ),
@@ -80,11 +79,16 @@ class Tau2(Benchmark):
             metavar="FILE[,FILE]",
             selects=True,
         ),
-        Option("judge-model", "LLM judge of τ²-bench NL assertions (official: gpt-4.1-2025-04-14)", metavar="NAME",
-               names_model=True),
+        Option(
+            "judge-model",
+            "LLM judge of τ²-bench NL assertions (official: gpt-4.1-2025-04-14)",
+            metavar="NAME",
+            names_model=True,
+        ),
         Option("judge-base-url", "endpoint of the judge (default: the model's endpoint)", metavar="URL"),
-        Option("judge-api-key-env", "environment variable holding the judge's key (default: the model's)",
-               metavar="NAME"),
+        Option(
+            "judge-api-key-env", "environment variable holding the judge's key (default: the model's)", metavar="NAME"
+        ),
     )
 
     def __init__(self, settings: Any) -> None:
@@ -111,7 +115,9 @@ class Tau2(Benchmark):
         if self.user_model and not self.results_files:
             models.append(OtherModel(self.user_model, self.user_base_url, self.user_api_key_env, "user-api-key-env"))
         if self.judge_model:
-            models.append(OtherModel(self.judge_model, self.judge_base_url, self.judge_api_key_env, "judge-api-key-env"))
+            models.append(
+                OtherModel(self.judge_model, self.judge_base_url, self.judge_api_key_env, "judge-api-key-env")
+            )
         return tuple(models)
 
     def header(self) -> str:
@@ -241,7 +247,9 @@ class Tau2(Benchmark):
             "reward_breakdown": dict(reward.breakdown),
             "termination_reason": outcome.termination_reason,
             "output": [m.get("content") for m in outcome.messages if m.get("role") == "assistant" and m.get("content")],
-            "failure_kind": None if reward.reward != 0.0 else (failed[0].lower() if failed else "premature_termination"),
+            "failure_kind": None
+            if reward.reward != 0.0
+            else (failed[0].lower() if failed else "premature_termination"),
         }
         if "simulation_id" in unit.fields:
             fields["simulation_id"] = unit.fields["simulation_id"]
@@ -315,7 +323,9 @@ def _simulate(domain: str, task: dict[str, Any], model: Model, user: Model, orac
     from pytest_toolcall.benchmarks.tau2.evaluation import evaluate
     from pytest_toolcall.benchmarks.tau2.loop import run_simulation
 
-    simulation = run_simulation(domain, task, _speaker(model, task, oracle, "agent"), _speaker(user, task, user.name == ORACLE, "user"))
+    simulation = run_simulation(
+        domain, task, _speaker(model, task, oracle, "agent"), _speaker(user, task, user.name == ORACLE, "user")
+    )
     reward = evaluate(domain, task, simulation.messages, simulation.termination_reason, judge, strict_replay=True)
     return Outcome(domain, str(task["id"]), simulation.termination_reason, simulation.messages, reward)
 

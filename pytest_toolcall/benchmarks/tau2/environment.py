@@ -95,7 +95,7 @@ def fresh_db(domain: str) -> BaseModel:
     """The domain's database as loaded, for one environment (its tables copy on lookup)."""
     pristine = _pristine_db(domain)
     tables = {name: CopyOnRead(getattr(pristine, name)) for name in TABLES[domain]}
-    return type(pristine).model_construct(**tables)
+    return type(pristine).model_construct(None, **tables)
 
 
 def same_state(a: BaseModel, b: BaseModel, domain: str) -> bool:
@@ -155,7 +155,13 @@ class Environment:
             result = self.make_tool_call(call["name"], requestor=requestor, **_arguments(call))
         except Exception as exc:  # the official environment turns every exception into the answer
             result, error = f"Error: {exc}", True
-        return {"role": "tool", "id": call.get("id"), "content": to_json_str(result), "requestor": requestor, "error": error}
+        return {
+            "role": "tool",
+            "id": call.get("id"),
+            "content": to_json_str(result),
+            "requestor": requestor,
+            "error": error,
+        }
 
     def db_hash(self) -> str:
         """The official hash (slow: the whole database is dumped); ``same_state`` compares as it does."""
@@ -171,12 +177,14 @@ class Environment:
         ``strict`` (live evaluation) fails when a replayed result differs from the recorded one.
         """
         for call, recorded in _calls_with_results(messages):
-            name = call.get("name")
+            name = str(call.get("name"))
             if not self.has_tool(name) or not self.specs[name].mutates_state:
                 continue
             content = self.get_response(call)["content"]
             if strict and _loaded(content) != _loaded(recorded.get("content")):
-                raise ReplayError(f"replayed {name} returned {content!r}, the trajectory recorded {recorded.get('content')!r}")
+                raise ReplayError(
+                    f"replayed {name} returned {content!r}, the trajectory recorded {recorded.get('content')!r}"
+                )
 
 
 def _arguments(call: dict[str, Any]) -> dict[str, Any]:

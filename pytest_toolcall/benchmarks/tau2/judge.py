@@ -31,12 +31,11 @@ def parse_verdicts(content: str | None) -> list[tuple[str, bool, str]]:
         raise RequestError(f"the judge's answer is not the official JSON ({exc}): {str(content)[:200]}") from None
 
 
-def model_judge(model: Model, identity: str) -> Any:
+def model_judge(model: Model) -> Any:
     def judge(messages: Sequence[dict[str, Any]], assertions: list[str]) -> list[tuple[str, bool, str]]:
         request = ChatRequest(
             judge_messages(messages, assertions),
             sampling={"temperature": 0.0, "max_tokens": None},
-            identity=f"{identity}/judge",
         )
         return parse_verdicts(model.submit(request).result().content)
 

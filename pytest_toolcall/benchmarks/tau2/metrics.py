@@ -147,4 +147,3 @@ def gate_value(name: str, metrics: dict[str, dict[str, Any]]) -> float | None:
     if len(parts) == 2:
         return row["pass_hat_1"]
     return row["pass_hat_k"].get(parts[2][9:])
-

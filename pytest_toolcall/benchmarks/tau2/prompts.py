@@ -38,7 +38,7 @@ GREETING = "Hi! How can I help you today?"
 STOP, TRANSFER, OUT_OF_SCOPE = "###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###"
 
 # The judge's prompt keeps the indentation of the official source (a triple-quoted literal inside
-# a method): the model is sent those spaces.
+# a method): the model is sent those spaces, also on the two lines that hold only spaces (``~`` here).
 JUDGE_SYSTEM_PROMPT = """
         TASK
         - You will be given a list of expected outcomes and a conversation that was collected during a test case run.
@@ -51,7 +51,7 @@ JUDGE_SYSTEM_PROMPT = """
         - `reasoning`: a short explanation for your classification
         - `metExpectation`: `true` if the agent satisfies the expected outcomes, `false` otherwise
         - `expectedOutcome`: repeat the expectation from the input that you are grading
-        
+~
         Example response structure:
         {
             "results": [
@@ -62,15 +62,15 @@ JUDGE_SYSTEM_PROMPT = """
                 }
             ]
         }
-        """
+        """.replace("\n~\n", "\n        \n")
 
 JUDGE_USER_PROMPT = """
         conversation:
         {trajectory}
-        
+~
         expectedOutcomes:
         {assertions}
-        """
+        """.replace("\n~\n", "\n        \n")
 
 
 def agent_system_prompt(domain: str) -> str:

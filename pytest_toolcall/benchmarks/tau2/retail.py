@@ -73,7 +73,9 @@ class RetailTools:
         refunds = []
         for payment in order.payment_history:
             refunds.append(
-                OrderPayment(transaction_type="refund", amount=payment.amount, payment_method_id=payment.payment_method_id)
+                OrderPayment(
+                    transaction_type="refund", amount=payment.amount, payment_method_id=payment.payment_method_id
+                )
             )
             user = self._get_user(order.user_id)
             method = self._get_payment_method(user.user_id, payment.payment_method_id)
@@ -203,7 +205,9 @@ class RetailTools:
             # As officially: every modified item takes the price and options of the last new variant.
             item.item_id = new_item_id
             if variant is None:  # no items given: the official code fails here too (unbound name)
-                raise UnboundLocalError("cannot access local variable 'variant' where it is not associated with a value")
+                raise UnboundLocalError(
+                    "cannot access local variable 'variant' where it is not associated with a value"
+                )
             item.price = variant.price
             item.options = variant.options
         order.status = "pending (item modified)"

@@ -2,7 +2,7 @@
 a virtualenv of its own (Python 3.12, ``pip install -e <tau2-bench checkout>``), never in the test
 suite. ``TAU2_DATA_DIR`` points at a copy of tau2-bench's ``data/``.
 
-    TAU2_DATA_DIR=... python learn_official.py OUT_DIR
+    TAU2_DATA_DIR=... python learn_official.py OUT_DIR airline|retail
 
 For every airline and retail task it builds trajectories of many kinds (the reference actions
 executed by the official environment, and variants: wrong arguments, missing, repeated, reordered
@@ -18,7 +18,6 @@ import copy
 import gzip
 import json
 import sys
-import uuid
 from pathlib import Path
 
 import tau2.environment.db as db_module
@@ -33,6 +32,12 @@ from tau2.registry import registry
 from tau2.user.user_simulator import UserSimulator
 
 OUT = Path(sys.argv[1])
+# ``airline``, ``retail``, or ``<domain>-floats``: only the trajectories that send floats for integers.
+DOMAIN, _, FLOATS = sys.argv[2].partition("-")
+FLOATS_ONLY = FLOATS == "floats"
+# An optional third argument ``K/N`` grades only tasks K, K+N, K+2N... (to run in parallel).
+PART, _, PARTS = (sys.argv[3] if len(sys.argv) > 3 else "0/1").partition("/")
+NAME = sys.argv[2] + (f"-{PART}of{PARTS}" if PARTS != "1" else "")
 CAPTURED = []
 
 
@@ -74,9 +79,7 @@ def convert_ints(value):
 
 
 def has_int(value):
-    return convert_ints(value) != value or any(
-        type(a) is not type(b) for a, b in zip(json.dumps(value), json.dumps(convert_ints(value)))
-    )
+    return json.dumps(convert_ints(value)) != json.dumps(value)
 
 
 def wrong(arguments):
@@ -86,7 +89,7 @@ def wrong(arguments):
             arguments[key] = value + "X"
             return arguments
         if isinstance(value, list) and value and isinstance(value[0], str):
-            arguments[key] = value[:-1] + [value[-1] + "X"]
+            arguments[key] = [*value[:-1], value[-1] + "X"]
             return arguments
     for key, value in arguments.items():
         if isinstance(value, int) and not isinstance(value, bool):
@@ -97,12 +100,19 @@ def wrong(arguments):
 
 def trajectory(domain, actions, final_text, *, user_text="###STOP###", extra=()):
     env = registry.get_env_constructor(domain)()
-    messages = [AssistantMessage(role="assistant", content="Hi! How can I help you today?"),
-                UserMessage(role="user", content="I need help with my request.")]
+    messages = [
+        AssistantMessage(role="assistant", content="Hi! How can I help you today?"),
+        UserMessage(role="user", content="I need help with my request."),
+    ]
     counter = 0
     for action in [*extra, *actions]:
         counter += 1
-        call = {"id": f"call_{counter}", "name": action["name"], "arguments": action["arguments"], "requestor": "assistant"}
+        call = {
+            "id": f"call_{counter}",
+            "name": action["name"],
+            "arguments": action["arguments"],
+            "requestor": "assistant",
+        }
         assistant = AssistantMessage(role="assistant", content=None, tool_calls=[call])
         messages.append(assistant)
         messages.append(env.get_response(assistant.tool_calls[0]))
@@ -120,12 +130,23 @@ def kinds(domain, task, index):
     tools = registry.get_env_constructor(domain)().tools
     writes = [a for a in actions if tools.has_tool(a["name"]) and tools.tool_mutates_state(a["name"])]
     said = " ".join(criteria.communicate_info or []) or "Your request is complete."
+    if FLOATS_ONLY:
+        if any(has_int(w["arguments"]) for w in writes):
+            floats = [{**w, "arguments": convert_ints(w["arguments"])} for w in writes]
+            yield "float_args", trajectory(domain, floats, said), "user_stop"
+        return
     yield "gold", trajectory(domain, actions, said), "user_stop"
     yield "writes_only", trajectory(domain, writes, said), "user_stop"
+    if domain == "retail" and (index // 2) % 2:
+        return  # every retail task's reference is graded; the variants on every other task (time)
     yield "no_actions", trajectory(domain, [], said), "user_stop"
     if criteria.communicate_info:
         yield "no_communicate", trajectory(domain, writes, "Done."), "user_stop"
-        yield "communicate_commas", trajectory(domain, writes, ", ".join(criteria.communicate_info).upper()), "user_stop"
+        yield (
+            "communicate_commas",
+            trajectory(domain, writes, ", ".join(criteria.communicate_info).upper()),
+            "user_stop",
+        )
     if writes:
         first = {**writes[0], "arguments": wrong(writes[0]["arguments"])}
         yield "wrong_args", trajectory(domain, [first, *writes[1:]], said), "user_stop"
@@ -150,7 +171,10 @@ def kinds(domain, task, index):
 def info(domain, trials=1):
     env = registry.get_env_constructor(domain)()
     return Info(
-        git_commit="a2c0247", num_trials=trials, max_steps=200, max_errors=10,
+        git_commit="a2c0247",
+        num_trials=trials,
+        max_steps=200,
+        max_errors=10,
         user_info=UserInfo(implementation="user_simulator", llm="scripted"),
         agent_info=AgentInfo(implementation="llm_agent", llm="scripted"),
         environment_info=EnvironmentInfo(domain_name=domain, policy=env.policy),
@@ -161,26 +185,43 @@ def main():
     OUT.mkdir(parents=True, exist_ok=True)
     expected = {}
     prompts = {}
-    for domain in ("airline", "retail"):
+    for domain in (DOMAIN,):
         tasks = registry.get_tasks_loader(domain)(None)
         env = registry.get_env_constructor(domain)()
         prompts[f"{domain}/agent"] = LLMAgent(tools=env.get_tools(), domain_policy=env.policy, llm="x").system_prompt
-        prompts[f"{domain}/user/{tasks[0].id}"] = UserSimulator(llm="x", instructions=str(tasks[0].user_scenario)).system_prompt
+        prompts[f"{domain}/user/{tasks[0].id}"] = UserSimulator(
+            llm="x", instructions=str(tasks[0].user_scenario)
+        ).system_prompt
         sims = []
         for index, task in enumerate(tasks):
+            if index % int(PARTS) != int(PART):
+                continue
             for kind, messages, reason in kinds(domain, task, index):
                 sim = SimulationRun(
-                    id=f"{domain}-{task.id}-{kind}", task_id=task.id, start_time="2026-01-01T00:00:00",
-                    end_time="2026-01-01T00:00:01", duration=1.0, termination_reason=reason,
-                    messages=messages, trial=0, seed=300,
+                    id=f"{domain}-{task.id}-{kind}",
+                    task_id=task.id,
+                    start_time="2026-01-01T00:00:00",
+                    end_time="2026-01-01T00:00:01",
+                    duration=1.0,
+                    termination_reason=reason,
+                    messages=messages,
+                    trial=0,
+                    seed=300,
                 )
                 CAPTURED.clear()
                 reward = evaluate_simulation(
-                    simulation=sim, task=task, evaluation_type=EvaluationType.ALL, solo_mode=False,
-                    domain=domain, strict_replay=False,
+                    simulation=sim,
+                    task=task,
+                    evaluation_type=EvaluationType.ALL,
+                    solo_mode=False,
+                    domain=domain,
+                    strict_replay=False,
                 )
                 expected[sim.id] = {
-                    "domain": domain, "task_id": task.id, "kind": kind, "reward": reward.reward,
+                    "domain": domain,
+                    "task_id": task.id,
+                    "kind": kind,
+                    "reward": reward.reward,
                     "breakdown": {k.value: v for k, v in (reward.reward_breakdown or {}).items()},
                     "db_match": reward.db_check.db_match if reward.db_check else None,
                 }
@@ -188,20 +229,28 @@ def main():
                     prompts["judge_prompt"] = {"simulation": sim.id, "messages": CAPTURED[0]}
                 sims.append(sim)
         results = Results(info=info(domain), tasks=tasks, simulations=sims)
-        with gzip.open(OUT / f"results_{domain}.json.gz", "wt", encoding="utf-8") as fh:
+        with gzip.open(OUT / f"results_{NAME}.json.gz", "wt", encoding="utf-8") as fh:
             fh.write(results.model_dump_json(exclude_none=False))
         # pass^k of a two-trial file: the reference trajectory and the one missing its last write.
         two = [s.model_copy(update={"trial": 0}) for s in sims if s.id.endswith("-writes_only")]
         two += [s.model_copy(update={"trial": 1, "id": s.id + "-t1"}) for s in sims if s.id.endswith("-missing_write")]
         for s in two:
-            s.reward_info = evaluate_simulation(simulation=s, task=next(t for t in tasks if t.id == s.task_id),
-                                                evaluation_type=EvaluationType.ALL, solo_mode=False, domain=domain,
-                                                strict_replay=False)
+            s.reward_info = evaluate_simulation(
+                simulation=s,
+                task=next(t for t in tasks if t.id == s.task_id),
+                evaluation_type=EvaluationType.ALL,
+                solo_mode=False,
+                domain=domain,
+                strict_replay=False,
+            )
         metrics = compute_metrics(Results(info=info(domain, 2), tasks=tasks, simulations=two))
-        expected[f"{domain}/pass_hat_k"] = {"avg_reward": metrics.avg_reward, "pass_hat_ks": metrics.pass_hat_ks,
-                                             "simulations": [s.id for s in two]}
-    (OUT / "expected.json").write_text(json.dumps(expected, indent=0, sort_keys=True))
-    (OUT / "prompts.json").write_text(json.dumps(prompts, indent=1, sort_keys=True))
+        expected[f"{domain}/pass_hat_k"] = {
+            "avg_reward": metrics.avg_reward,
+            "pass_hat_ks": metrics.pass_hat_ks,
+            "simulations": [s.id for s in two],
+        }
+    (OUT / f"expected_{NAME}.json").write_text(json.dumps(expected, indent=0, sort_keys=True))
+    (OUT / f"prompts_{NAME}.json").write_text(json.dumps(prompts, indent=1, sort_keys=True))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,85 @@
+"""Re-grading equals the official evaluator, simulation for simulation: every reward, breakdown and
+DB match learned from tau2 1.0.1 on trajectories of many kinds (the reference, wrong arguments,
+missing, repeated and reordered writes, floats for integers, a hallucinated tool, nothing
+communicated, every termination reason), airline and retail."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from pytest_toolcall.benchmarks.tau2.evaluation import evaluate
+from pytest_toolcall.benchmarks.tau2.judge import judge_messages
+from pytest_toolcall.benchmarks.tau2.prompts import agent_system_prompt, user_system_prompt
+from pytest_toolcall.benchmarks.tau2.results_file import load_results
+from tests.tau2.official import expected, official_prompts, results_files, stand_in_judge, unpack
+
+
+@pytest.fixture(scope="module", params=results_files(), ids=lambda p: p.name.split(".")[0])
+def simulations(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> list:
+    return load_results(unpack(request.param, tmp_path_factory.mktemp("tau2")))
+
+
+def test_every_simulation_has_the_official_reward(simulations: list) -> None:
+    wrong = []
+    for sim in simulations:
+        official = expected()[sim.simulation_id]
+        reward = evaluate(sim.domain, sim.task, sim.messages, sim.termination_reason, stand_in_judge)
+        got = (reward.reward, reward.breakdown, reward.checks.get("db_match"))
+        want = (official["reward"], official["breakdown"], official["db_match"])
+        if got != want:
+            wrong.append((sim.simulation_id, got, want))
+    assert not wrong, wrong[:5]
+
+
+def test_without_a_judge_the_judge_free_parts_are_the_official_ones(simulations: list) -> None:
+    for sim in simulations:
+        official = expected()[sim.simulation_id]
+        reward = evaluate(sim.domain, sim.task, sim.messages, sim.termination_reason)
+        criteria = sim.task["evaluation_criteria"] or {}
+        judged = "NL_ASSERTION" in criteria.get("reward_basis", []) and bool(criteria.get("nl_assertions"))
+        if not judged or sim.termination_reason not in ("user_stop", "agent_stop"):
+            assert (reward.reward, reward.breakdown) == (official["reward"], official["breakdown"]), sim.simulation_id
+            continue
+        free = {k: v for k, v in official["breakdown"].items() if k != "NL_ASSERTION"}
+        assert {k: v for k, v in reward.breakdown.items() if k != "NL_ASSERTION"} == free, sim.simulation_id
+        assert reward.breakdown["NL_ASSERTION"] is None
+        if 0.0 in free.values():
+            assert reward.reward == official["reward"] == 0.0, sim.simulation_id
+        else:
+            assert reward.reward is None and "not measured" in reward.note, sim.simulation_id
+
+
+def test_the_data_covers_every_kind() -> None:
+    kinds = Counter(row["kind"] for key, row in expected().items() if "kind" in row)
+    for kind in ("gold", "writes_only", "wrong_args", "missing_write", "repeated_write", "reordered",
+                 "hallucinated_tool", "no_communicate", "float_args", "transfer", "max_steps",
+                 "too_many_errors", "agent_error", "user_error", "agent_stop", "infrastructure_error"):
+        assert kinds[kind] > 0, kind
+    rewards = Counter(row["reward"] for row in expected().values() if "reward" in row)
+    assert rewards[1.0] > 100 and rewards[0.0] > 100
+
+
+def test_prompts_are_the_official_ones() -> None:
+    prompts = official_prompts()
+    from pytest_toolcall.benchmarks.tau2.benchmark import domain_tasks
+
+    for domain in ("airline", "retail"):
+        if f"{domain}/agent" not in prompts:
+            continue
+        assert agent_system_prompt(domain) == prompts[f"{domain}/agent"]
+        task = domain_tasks(domain, "base")[0]
+        assert user_system_prompt(task) == prompts[f"{domain}/user/{task['id']}"]
+
+
+def test_the_judge_prompt_is_the_official_one(tmp_path: Path) -> None:
+    captured = official_prompts().get("judge_prompt")
+    if captured is None:
+        pytest.skip("no NL-assertion task among the learned files")
+    domain = captured["simulation"].split("-")[0]
+    path = next(p for p in results_files() if p.name == f"results_{domain}.json.gz" or domain in p.name)
+    sim = next(s for s in load_results(unpack(path, tmp_path)) if s.simulation_id == captured["simulation"])
+    assertions = sim.task["evaluation_criteria"]["nl_assertions"]
+    assert judge_messages(sim.messages, assertions) == captured["messages"]

@@ -23,6 +23,7 @@ from pytest_toolcall.model.prefetch import DoneJob, Job, Prefetcher, RequestsJob
 from pytest_toolcall.model.store import CachedModel, ResponseStore, StoreError
 from pytest_toolcall.results.usage import Budget
 from pytest_toolcall.runner.collect import CATALOG, Catalog, unit_of
+from pytest_toolcall.runner.items import HAND_OVER
 
 STORE_FILE = "responses.sqlite3"
 
@@ -44,6 +45,7 @@ class Answers:
         #: (unit, answer, record) of the item being run, from its setup to its test function (one at
         #: a time: an item whose test function never runs, under ``--setup-only``, leaves nothing).
         self._handed: tuple[Unit, Any, dict[str, Any]] | None = None
+        config.stash[HAND_OVER] = self.handed_over
         # Dialogues are sequential by nature: each runs on a thread of its own so that it never
         # blocks the other items while it waits for the model.
         self.dialogues = ThreadPoolExecutor(max_workers=settings.concurrency, thread_name_prefix="toolcall-dialogue")

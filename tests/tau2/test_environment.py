@@ -31,10 +31,17 @@ def test_every_tool_has_the_official_parameters(domain: str, toolkit: type) -> N
 
 def test_answers_and_errors() -> None:
     env = Environment("airline")
-    assert env.get_response(call("get_flight_status", flight_number="HAT001", date="2024-05-16"))["content"] == "available"
+    assert (
+        env.get_response(call("get_flight_status", flight_number="HAT001", date="2024-05-16"))["content"] == "available"
+    )
     missing = env.get_response(call("get_user_details", user_id="nobody"))
-    assert missing == {"role": "tool", "id": "c1", "content": "Error: User nobody not found", "requestor": "assistant",
-                       "error": True}
+    assert missing == {
+        "role": "tool",
+        "id": "c1",
+        "content": "Error: User nobody not found",
+        "requestor": "assistant",
+        "error": True,
+    }
     unknown = env.get_response(call("refund_everything"))
     assert unknown["content"] == "Error: Tool 'refund_everything' not found." and unknown["error"]
     wrong = env.get_response(call("get_user_details", id="x"))
@@ -75,7 +82,11 @@ def test_int_and_float_as_officially() -> None:
 def test_replay_skips_unknown_tools_and_reads_and_checks_pairs() -> None:
     env, fresh = Environment("airline"), Environment("airline")
     messages = [
-        {"role": "assistant", "content": None, "tool_calls": [call("made_up"), {**call("get_user_details", user_id="x"), "id": "c2"}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [call("made_up"), {**call("get_user_details", user_id="x"), "id": "c2"}],
+        },
         {"role": "tool", "id": "c1", "content": "Error", "requestor": "assistant", "error": True},
         {"role": "tool", "id": "c2", "content": "Error", "requestor": "assistant", "error": True},
     ]
@@ -93,7 +104,9 @@ def test_strict_replay_compares_the_recorded_result() -> None:
     recorded = {"role": "tool", "id": "c1", "content": "something else", "requestor": "assistant", "error": False}
     env.replay([{"role": "assistant", "content": None, "tool_calls": [sent]}, recorded], strict=False)
     with pytest.raises(ReplayError):
-        Environment("airline").replay([{"role": "assistant", "content": None, "tool_calls": [sent]}, recorded], strict=True)
+        Environment("airline").replay(
+            [{"role": "assistant", "content": None, "tool_calls": [sent]}, recorded], strict=True
+        )
 
 
 @pytest.mark.parametrize(

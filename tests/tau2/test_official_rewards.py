@@ -54,9 +54,24 @@ def test_without_a_judge_the_judge_free_parts_are_the_official_ones(simulations:
 
 def test_the_data_covers_every_kind() -> None:
     kinds = Counter(row["kind"] for key, row in expected().items() if "kind" in row)
-    for kind in ("gold", "writes_only", "wrong_args", "missing_write", "repeated_write", "reordered",
-                 "hallucinated_tool", "no_communicate", "float_args", "transfer", "max_steps",
-                 "too_many_errors", "agent_error", "user_error", "agent_stop", "infrastructure_error"):
+    for kind in (
+        "gold",
+        "writes_only",
+        "wrong_args",
+        "missing_write",
+        "repeated_write",
+        "reordered",
+        "hallucinated_tool",
+        "no_communicate",
+        "float_args",
+        "transfer",
+        "max_steps",
+        "too_many_errors",
+        "agent_error",
+        "user_error",
+        "agent_stop",
+        "infrastructure_error",
+    ):
         assert kinds[kind] > 0, kind
     rewards = Counter(row["reward"] for row in expected().values() if "reward" in row)
     assert rewards[1.0] > 100 and rewards[0.0] > 100

@@ -148,7 +148,7 @@ class Tau2(Benchmark):
             except DataError as exc:
                 loaded.problems.append((f"tau2[{domain}]", str(exc)))
                 continue
-            for task in tasks[: self.settings.limit]:
+            for task in tasks:
                 loaded.units.append(
                     self._unit(domain, str(task["id"]), {"task": task}, source=f"{DATA / domain / 'tasks.json'}")
                 )
@@ -279,19 +279,6 @@ class Tau2(Benchmark):
         from pytest_toolcall.benchmarks.tau2.metrics import claims
 
         return claims(name)
-
-    @classmethod
-    def gate_values(cls, name: str, metrics: dict[str, dict[str, Any]]) -> list[tuple[str, float | None]]:
-        from pytest_toolcall.benchmarks.tau2.metrics import gate_value
-
-        return [(name, gate_value(name, metrics))]
-
-    def suite_properties(self, name: str, block: dict[str, Any]) -> list[tuple[str, Any]]:
-        props: list[tuple[str, Any]] = [(f"{name}.overall", block.get("overall"))]
-        for domain, row in block["domains"].items():
-            props += [(f"{name}.{domain}.pass_hat_{k}", v) for k, v in row["pass_hat_k"].items()]
-            props.append((f"{name}.{domain}.infra_errors", row["infra_errors"]))
-        return props
 
 
 @functools.cache

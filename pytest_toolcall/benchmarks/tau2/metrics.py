@@ -17,9 +17,9 @@ from typing import Any
 from tabulate import tabulate
 
 from pytest_toolcall.benchmarks.tau2.evaluation import COMPONENTS, INFRASTRUCTURE_ERROR
-from pytest_toolcall.results.intervals import accuracy_interval, as_list
-from pytest_toolcall.results.statistics import pass_hat_k
-from pytest_toolcall.results.summary import interval
+from pytest_toolcall.core.intervals import accuracy_interval, as_list
+from pytest_toolcall.core.statistics import pass_hat_k
+from pytest_toolcall.core.tables import interval
 
 BLOCK = "tau2"
 DOMAIN_ORDER = ("airline", "retail", "telecom")
@@ -57,10 +57,14 @@ def tau2_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
             row["not_measured"] += 1
             continue
         row["tasks"].setdefault(str(record.get("task_id")), []).append(1.0 if success(reward) else 0.0)
-    block: dict[str, Any] = {"domains": {}}
+    block: dict[str, Any] = {"categories": {}}
     for domain in sorted(domains, key=lambda d: (DOMAIN_ORDER.index(d) if d in DOMAIN_ORDER else 9, d)):
-        block["domains"][domain] = _domain(domains[domain])
-    values = [row["pass_hat_1"] for row in block["domains"].values() if row["pass_hat_1"] is not None]
+        row = block["categories"][domain] = _domain(domains[domain])
+        # pass^k as top-level numbers too, so that the gate names ``tau2.<domain>.pass_hat_<k>`` are
+        # the default gate's (``tau2.<domain>`` is the category's accuracy: pass^1).
+        for k, value in row["pass_hat_k"].items():
+            block[f"{domain}.pass_hat_{k}"] = value
+    values = [row["accuracy"] for row in block["categories"].values() if row["accuracy"] is not None]
     block["overall"] = sum(values) / len(values) if values else None
     return block
 
@@ -71,8 +75,8 @@ def _domain(row: dict[str, Any]) -> dict[str, Any]:
     return {
         "tasks": len(tasks),
         "simulations": sum(len(scores) for scores in tasks.values()),
-        "pass_hat_1": curve.get(1),
-        "pass_hat_1_ci95": as_list(accuracy_interval(tasks)) if tasks else None,
+        "accuracy": curve.get(1),  # pass^1
+        "ci95": as_list(accuracy_interval(tasks)) if tasks else None,
         "pass_hat_k": {str(k): value for k, value in curve.items()},
         "infra_errors": row["infra_errors"],
         "not_measured": row["not_measured"],
@@ -89,15 +93,15 @@ def _domain(row: dict[str, Any]) -> dict[str, Any]:
 def summary_lines(block: dict[str, Any]) -> list[str]:
     rows = []
     notes = []
-    for domain, row in block["domains"].items():
+    for domain, row in block["categories"].items():
         curve = row["pass_hat_k"]
         rows.append(
             [
                 domain,
                 row["tasks"],
                 row["simulations"],
-                _number(row["pass_hat_1"]),
-                interval(row["pass_hat_1_ci95"]),
+                _number(row["accuracy"]),
+                interval(row["ci95"]),
                 " / ".join(f"{curve[k]:.3f}" for k in sorted(curve, key=int)[1:]) or "-",
                 " ".join(f"{c}={v['rate']:.2f}" for c, v in row["components"].items()) or "-",
                 row["infra_errors"],
@@ -132,18 +136,3 @@ def claims(name: str) -> bool:
     if len(parts) == 2 or (len(parts) == 3 and parts[2].startswith("pass_hat_") and parts[2][9:].isdigit()):
         return True
     raise ValueError(f"unknown metric {name!r}; use tau2.overall, tau2.<domain> or tau2.<domain>.pass_hat_<k>")
-
-
-def gate_value(name: str, metrics: dict[str, dict[str, Any]]) -> float | None:
-    block = metrics.get(BLOCK)
-    if block is None:
-        return None
-    parts = name.split(".")
-    if parts[1:] == ["overall"]:
-        return block.get("overall")
-    row = block["domains"].get(parts[1])
-    if row is None:
-        return None
-    if len(parts) == 2:
-        return row["pass_hat_1"]
-    return row["pass_hat_k"].get(parts[2][9:])

@@ -56,3 +56,14 @@ def test_tool_lists() -> None:
     }
     # transfer_to_human_agents is GENERIC: never replayed
     assert not tool_specs("retail")["transfer_to_human_agents"].mutates_state
+
+
+def test_the_package_data_globs_cover_the_data() -> None:
+    """A file the globs miss would be left out of the wheel."""
+    import tomllib
+
+    pyproject = Path(__file__).parents[2] / "pyproject.toml"
+    patterns = tomllib.loads(pyproject.read_text())["tool"]["setuptools"]["package-data"]["pytest_toolcall"]
+    package = DATA.parents[2]
+    declared = {path for pattern in patterns for path in package.glob(pattern)}
+    assert {p for p in DATA.rglob("*") if p.is_file()} - declared == set()

@@ -10,7 +10,7 @@ import pytest
 
 from pytest_toolcall.benchmarks.tau2.airline import AirlineTools
 from pytest_toolcall.benchmarks.tau2.calculator import calculate
-from pytest_toolcall.benchmarks.tau2.environment import Environment, ReplayError, tool_specs, to_json_str
+from pytest_toolcall.benchmarks.tau2.environment import Environment, ReplayError, to_json_str, tool_specs
 from pytest_toolcall.benchmarks.tau2.retail import RetailTools
 
 

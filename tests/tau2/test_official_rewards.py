@@ -93,8 +93,7 @@ def test_the_judge_prompt_is_the_official_one(tmp_path: Path) -> None:
     captured = official_prompts().get("judge_prompt")
     if captured is None:
         pytest.skip("no NL-assertion task among the learned files")
-    domain = captured["simulation"].split("-")[0]
-    path = next(p for p in results_files() if p.name == f"results_{domain}.json.gz" or domain in p.name)
-    sim = next(s for s in load_results(unpack(path, tmp_path)) if s.simulation_id == captured["simulation"])
+    sims = (s for path in results_files() for s in load_results(unpack(path, tmp_path)))
+    sim = next(s for s in sims if s.simulation_id == captured["simulation"])
     assertions = sim.task["evaluation_criteria"]["nl_assertions"]
     assert judge_messages(sim.messages, assertions) == captured["messages"]

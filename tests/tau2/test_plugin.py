@@ -183,3 +183,33 @@ def test_a_live_run_reproduces_the_official_rewards(
         )
     assert len({official["reward"] for official in (expected()[s] for s in chosen)}) == 2  # both outcomes
     assert all(r["temperature"] == 0.0 and "max_tokens" not in r for r in agent_requests)
+
+
+def test_an_aborted_exchange_is_an_infrastructure_error(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tool arguments that are not JSON: the official runner retries and records
+    ``infrastructure_error``; here the item errors and the block counts it apart."""
+
+    def reply(body: dict[str, Any]) -> Reply:
+        if body.get("tools"):
+            return Reply(tool_calls=[{"name": "get_user_details", "arguments": "{not json"}])
+        return Reply(content="Hello, I need help.")
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with ChatServer(reply) as server:
+        result = pytester.runpytest(
+            "--toolcall-model=agent",
+            "--toolcall-user-model=user",
+            f"--toolcall-base-url={server.base_url}",
+            "--toolcall-bench=tau2",
+            "--toolcall-tau2-domains=airline",
+            "--toolcall-cache=off",
+            "--toolcall-report=report.json",
+            "-k",
+            "airline/0]",
+        )
+    result.assert_outcomes(errors=1)
+    assert "arguments are not JSON" in result.stdout.str()
+    airline = report(pytester)["metrics"]["tau2"]["categories"]["airline"]
+    assert airline["infra_errors"] == 1 and airline["tasks"] == 0 and airline["accuracy"] is None

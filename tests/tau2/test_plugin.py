@@ -32,6 +32,14 @@ def test_oracle_passes_a_few_tasks_and_skips_telecom(pytester: pytest.Pytester) 
     assert airline["accuracy"] == 1.0 and airline["components"]["DB"]["passed"] == 2
 
 
+def test_gate_names(pytester: pytest.Pytester) -> None:
+    base = ["--toolcall-model=oracle", "--toolcall-bench=tau2", "--toolcall-limit=1", "--toolcall-tau2-domains=airline"]
+    held = pytester.runpytest(*base, "--toolcall-fail-under=tau2.airline=1.0,tau2.airline.pass_hat_1=1,tau2.overall=1")
+    assert held.ret == 0
+    typo = pytester.runpytest(*base, "--toolcall-fail-under=tau2.airline.accuracy=0.5")
+    assert typo.ret != 0 and "unknown metric 'tau2.airline.accuracy'" in typo.stdout.str() + typo.stderr.str()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("dist", [[], ["-n", "2"]], ids=["no-xdist", "n2"])
 def test_oracle_passes_every_airline_and_retail_task(pytester: pytest.Pytester, dist: list[str]) -> None:

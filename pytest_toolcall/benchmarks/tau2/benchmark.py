@@ -242,7 +242,8 @@ class Tau2(Benchmark):
         fields: dict[str, Any] = {
             "domain": outcome.domain,
             "task_id": outcome.task_id,
-            "trial": unit.fields.get("trial"),
+            # A re-graded simulation's own trial; a live one's attempt under --toolcall-repeat (from 0).
+            "trial": unit.fields["trial"] if unit.fields.get("trial") is not None else (unit.attempt or 1) - 1,
             "reward": reward.reward,
             "reward_breakdown": dict(reward.breakdown),
             "termination_reason": outcome.termination_reason,

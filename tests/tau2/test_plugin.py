@@ -221,3 +221,40 @@ def test_an_aborted_exchange_is_an_infrastructure_error(
     assert "arguments are not JSON" in result.stdout.str()
     airline = report(pytester)["metrics"]["tau2"]["categories"]["airline"]
     assert airline["infra_errors"] == 1 and airline["tasks"] == 0 and airline["accuracy"] is None
+
+
+@pytest.mark.parametrize(
+    ("met", "reward", "outcome"), [(True, 1.0, "passed"), (False, 0.0, "failed"), (None, None, "passed")]
+)
+def test_nl_assertions_go_to_the_judge(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, met: bool | None, reward: float | None, outcome: str
+) -> None:
+    """Retail task 2 has an NL assertion: the judge (a real client against the local server) is sent
+    the official prompt and its JSON decides; with no judge the reward is not measured."""
+
+    def judge(body: dict[str, Any]) -> Reply:
+        assertions = ["Agent should tell the user that there are 10 t-shirt options available."]
+        results = [{"expectedOutcome": a, "reasoning": "r", "metExpectation": met} for a in assertions]
+        return Reply(content=json.dumps({"results": results}))
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with ChatServer(judge) as server:
+        judge_args = ["--toolcall-judge-model=judge", f"--toolcall-judge-base-url={server.base_url}"]
+        result = pytester.runpytest(
+            "--toolcall-model=oracle",
+            "--toolcall-bench=tau2",
+            "--toolcall-tau2-domains=retail",
+            "--toolcall-report=report.json",
+            "-k",
+            "retail/2]",
+            *(judge_args if met is not None else []),
+        )
+        prompts = [r["messages"] for r in server.requests]
+    sample = report(pytester)["samples"][0]
+    assert (sample["reward"], sample["outcome"]) == (reward, outcome)
+    assert sample["reward_breakdown"] == {"DB": 1.0, "NL_ASSERTION": None if met is None else reward}
+    if met is None:
+        assert prompts == [] and "1 reward(s) not measured" in result.stdout.str()
+    else:
+        assert len(prompts) == 1 and prompts[0][0]["content"].lstrip().startswith("TASK")
+        assert "expectedOutcomes:\n        ['Agent should tell the user" in prompts[0][1]["content"]

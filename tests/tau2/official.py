@@ -22,6 +22,11 @@ def results_files() -> list[Path]:
     return sorted(DATA.glob("results_*.json.gz"))
 
 
+def domain_files(domain: str) -> list[Path]:
+    """The learned files of a domain's tasks (in parts, learned side by side), floats apart."""
+    return [p for p in results_files() if p.name.startswith(f"results_{domain}") and "floats" not in p.name]
+
+
 def unpack(path: Path, folder: Path) -> Path:
     out = folder / path.name.removesuffix(".gz")
     out.write_bytes(gzip.decompress(path.read_bytes()))

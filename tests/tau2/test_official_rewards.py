@@ -97,3 +97,34 @@ def test_the_judge_prompt_is_the_official_one(tmp_path: Path) -> None:
     sim = next(s for s in sims if s.simulation_id == captured["simulation"])
     assertions = sim.task["evaluation_criteria"]["nl_assertions"]
     assert judge_messages(sim.messages, assertions) == captured["messages"]
+
+
+def test_pass_hat_k_is_the_official_one(tmp_path: Path) -> None:
+    """Each learned file also holds the official ``compute_metrics`` of a two-trial run over its
+    tasks (the reference with only its writes, and the one missing its last write)."""
+    import json
+
+    from pytest_toolcall.benchmarks.tau2.metrics import tau2_metrics
+    from tests.tau2.official import DATA
+
+    checked = 0
+    for path in sorted(DATA.glob("expected_*.json")):
+        learned = json.loads(path.read_text(encoding="utf-8"))
+        for key, official in learned.items():
+            if not key.endswith("/pass_hat_k") or not official["simulations"]:
+                continue
+            domain = key.split("/")[0]
+            wanted = set(official["simulations"])
+            names = path.name.removeprefix("expected_")
+            results = DATA / f"results_{names.removesuffix('.json')}.json.gz"
+            base = {s.simulation_id: s for s in load_results(unpack(results, tmp_path))}
+            records = []
+            for sim_id in sorted(wanted):
+                sim = base[sim_id.removesuffix("-t1")]
+                reward = evaluate(domain, sim.task, sim.messages, sim.termination_reason, stand_in_judge)
+                records.append({"domain": domain, "task_id": sim.task["id"], "reward": reward.reward, "outcome": "x"})
+            row = tau2_metrics(records)["categories"][domain]
+            assert row["pass_hat_k"] == pytest.approx({str(k): v for k, v in official["pass_hat_ks"].items()})
+            assert sum(r["reward"] for r in records) / len(records) == pytest.approx(official["avg_reward"])
+            checked += 1
+    assert checked > 0

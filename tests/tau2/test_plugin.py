@@ -11,7 +11,7 @@ import pytest
 
 from pytest_toolcall.benchmarks.tau2.results_file import load_results
 from tests.support.chat_server import ChatServer, Reply
-from tests.tau2.official import expected, results_files, unpack
+from tests.tau2.official import domain_files, expected, unpack
 
 
 def report(pytester: pytest.Pytester) -> dict[str, Any]:
@@ -60,8 +60,7 @@ def test_oracle_passes_every_airline_and_retail_task(pytester: pytest.Pytester, 
 def small_results(tmp_path: Path, domain: str) -> tuple[Path, dict[str, dict[str, Any]]]:
     """A results file with one simulation per (task, trial): two trials of each of the first tasks,
     the reference and a variant, taken from the learned file."""
-    source = next(p for p in results_files() if p.name == f"results_{domain}.json.gz")
-    raw = json.loads(unpack(source, tmp_path).read_text())
+    raw = json.loads(unpack(domain_files(domain)[0], tmp_path).read_text())
     chosen, trials = [], {}
     for sim in raw["simulations"]:
         task = sim["task_id"]
@@ -77,7 +76,7 @@ def small_results(tmp_path: Path, domain: str) -> tuple[Path, dict[str, dict[str
 
 @pytest.mark.parametrize("domain", ["airline", "retail"])
 def test_regrading_a_results_file(pytester: pytest.Pytester, tmp_path: Path, domain: str) -> None:
-    if not any(p.name == f"results_{domain}.json.gz" for p in results_files()):
+    if not domain_files(domain):
         pytest.skip(f"no learned {domain} file")
     path, want = small_results(tmp_path, domain)
     result = pytester.runpytest(
@@ -158,8 +157,8 @@ def test_a_live_run_reproduces_the_official_rewards(
 ) -> None:
     """One learned simulation per airline task (kinds in turn), played live: each item's reward is
     the official reward of the trajectory it replays."""
-    source = next(p for p in results_files() if p.name == "results_airline.json.gz")
-    sims = [s for s in load_results(unpack(source, tmp_path)) if s.termination_reason == "user_stop"]
+    loaded = [s for path in domain_files("airline") for s in load_results(unpack(path, tmp_path))]
+    sims = [s for s in loaded if s.termination_reason == "user_stop"]
     by_task: dict[str, Any] = {}
     for sim in sims:
         kind = expected()[sim.simulation_id]["kind"]

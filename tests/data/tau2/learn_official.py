@@ -36,7 +36,7 @@ OUT = Path(sys.argv[1])
 DOMAIN, _, FLOATS = sys.argv[2].partition("-")
 FLOATS_ONLY = FLOATS == "floats"
 # An optional third argument ``K/N`` grades only tasks K, K+N, K+2N... (to run in parallel).
-PART, _, PARTS = (sys.argv[3] if len(sys.argv) > 3 else "0/1").partition("/")
+PART, _, PARTS = (sys.argv[3] if len(sys.argv) > 3 and "/" in sys.argv[3] else "0/1").partition("/")
 NAME = sys.argv[2] + (f"-{PART}of{PARTS}" if PARTS != "1" else "")
 CAPTURED = []
 
@@ -125,6 +125,7 @@ def trajectory(domain, actions, final_text, *, user_text="###STOP###", extra=())
 
 
 def kinds(domain, task, index):
+    """(kind, a function building the trajectory, termination reason): built only when wanted."""
     criteria = task.evaluation_criteria
     actions = [a.model_dump() for a in (criteria.actions or [])]
     tools = registry.get_env_constructor(domain)().tools
@@ -133,15 +134,13 @@ def kinds(domain, task, index):
     if FLOATS_ONLY:
         if any(has_int(w["arguments"]) for w in writes):
             floats = [{**w, "arguments": convert_ints(w["arguments"])} for w in writes]
-            yield "float_args", trajectory(domain, floats, said), "user_stop"
+            yield "float_args", lambda: trajectory(domain, floats, said), "user_stop"
         return
-    yield "gold", trajectory(domain, actions, said), "user_stop"
-    yield "writes_only", trajectory(domain, writes, said), "user_stop"
-    if domain == "retail" and (index // 2) % 2:
-        return  # every retail task's reference is graded; the variants on every other task (time)
-    yield "no_actions", trajectory(domain, [], said), "user_stop"
+    yield "gold", lambda: trajectory(domain, actions, said), "user_stop"
+    yield "writes_only", lambda: trajectory(domain, writes, said), "user_stop"
+    yield "no_actions", lambda: trajectory(domain, [], said), "user_stop"
     if criteria.communicate_info:
-        yield "no_communicate", trajectory(domain, writes, "Done."), "user_stop"
+        yield "no_communicate", lambda: trajectory(domain, writes, "Done."), "user_stop"
         yield (
             "communicate_commas",
             trajectory(domain, writes, ", ".join(criteria.communicate_info).upper()),
@@ -149,23 +148,23 @@ def kinds(domain, task, index):
         )
     if writes:
         first = {**writes[0], "arguments": wrong(writes[0]["arguments"])}
-        yield "wrong_args", trajectory(domain, [first, *writes[1:]], said), "user_stop"
-        yield "missing_write", trajectory(domain, writes[:-1], said), "user_stop"
-        yield "repeated_write", trajectory(domain, [*writes, writes[0]], said), "user_stop"
+        yield "wrong_args", lambda: trajectory(domain, [first, *writes[1:]], said), "user_stop"
+        yield "missing_write", lambda: trajectory(domain, writes[:-1], said), "user_stop"
+        yield "repeated_write", lambda: trajectory(domain, [*writes, writes[0]], said), "user_stop"
         if any(has_int(w["arguments"]) for w in writes):
             floats = [{**w, "arguments": convert_ints(w["arguments"])} for w in writes]
-            yield "float_args", trajectory(domain, floats, said), "user_stop"
+            yield "float_args", lambda: trajectory(domain, floats, said), "user_stop"
     if len(writes) >= 2:
-        yield "reordered", trajectory(domain, writes[::-1], said), "user_stop"
+        yield "reordered", lambda: trajectory(domain, writes[::-1], said), "user_stop"
     hallucinated = {"name": "issue_full_refund_now", "arguments": {"order_id": "x"}}
-    yield "hallucinated_tool", trajectory(domain, writes, said, extra=[hallucinated]), "user_stop"
-    yield "transfer", trajectory(domain, writes, said, user_text="###TRANSFER###"), "user_stop"
+    yield "hallucinated_tool", lambda: trajectory(domain, writes, said, extra=[hallucinated]), "user_stop"
+    yield "transfer", lambda: trajectory(domain, writes, said, user_text="###TRANSFER###"), "user_stop"
     if criteria.nl_assertions:
-        yield "judge_fail", trajectory(domain, writes, said + " JUDGE-FAIL"), "user_stop"
+        yield "judge_fail", lambda: trajectory(domain, writes, said + " JUDGE-FAIL"), "user_stop"
     if index % 5 == 0:
-        yield "agent_stop", trajectory(domain, writes, said + " ###STOP###", user_text=None), "agent_stop"
+        yield "agent_stop", lambda: trajectory(domain, writes, said + " ###STOP###", user_text=None), "agent_stop"
         for reason in ("max_steps", "too_many_errors", "agent_error", "user_error", "timeout", "infrastructure_error"):
-            yield reason, trajectory(domain, writes, said), reason
+            yield reason, lambda: trajectory(domain, writes, said), reason
 
 
 def info(domain, trials=1):
@@ -182,76 +181,82 @@ def info(domain, trials=1):
 
 
 def main():
+    """Simulations in phases (every task's reference first, then the variants), one JSON line per
+    graded simulation, so that a run cut short still leaves what it graded; ``assemble`` turns the
+    lines into results files."""
     OUT.mkdir(parents=True, exist_ok=True)
-    expected = {}
-    prompts = {}
-    for domain in (DOMAIN,):
-        tasks = registry.get_tasks_loader(domain)(None)
-        env = registry.get_env_constructor(domain)()
-        prompts[f"{domain}/agent"] = LLMAgent(tools=env.get_tools(), domain_policy=env.policy, llm="x").system_prompt
-        prompts[f"{domain}/user/{tasks[0].id}"] = UserSimulator(
-            llm="x", instructions=str(tasks[0].user_scenario)
-        ).system_prompt
-        sims = []
-        for index, task in enumerate(tasks):
-            if index % int(PARTS) != int(PART):
-                continue
-            for kind, messages, reason in kinds(domain, task, index):
+    domain = DOMAIN
+    tasks = registry.get_tasks_loader(domain)(None)
+    env = registry.get_env_constructor(domain)()
+    prompts = {
+        f"{domain}/agent": LLMAgent(tools=env.get_tools(), domain_policy=env.policy, llm="x").system_prompt,
+        f"{domain}/user/{tasks[0].id}": UserSimulator(llm="x", instructions=str(tasks[0].user_scenario)).system_prompt,
+    }
+    (OUT / f"info_{domain}.json").write_text(info(domain).model_dump_json())
+    lines = open(OUT / f"sims_{NAME}.jsonl", "a", encoding="utf-8")
+    mine = [(index, task) for index, task in enumerate(tasks) if index % int(PARTS) == int(PART)]
+    phases = [("gold",), ("writes_only",), None]
+    for phase in phases:
+        for index, task in mine:
+            for kind, build, reason in kinds(domain, task, index):
+                if phase is not None and kind not in phase or phase is None and kind in ("gold", "writes_only"):
+                    continue
+                messages = build()
                 sim = SimulationRun(
-                    id=f"{domain}-{task.id}-{kind}",
-                    task_id=task.id,
-                    start_time="2026-01-01T00:00:00",
-                    end_time="2026-01-01T00:00:01",
-                    duration=1.0,
-                    termination_reason=reason,
-                    messages=messages,
-                    trial=0,
-                    seed=300,
+                    id=f"{domain}-{task.id}-{kind}", task_id=task.id, start_time="2026-01-01T00:00:00",
+                    end_time="2026-01-01T00:00:01", duration=1.0, termination_reason=reason,
+                    messages=messages, trial=0, seed=300,
                 )
                 CAPTURED.clear()
                 reward = evaluate_simulation(
-                    simulation=sim,
-                    task=task,
-                    evaluation_type=EvaluationType.ALL,
-                    solo_mode=False,
-                    domain=domain,
-                    strict_replay=False,
+                    simulation=sim, task=task, evaluation_type=EvaluationType.ALL, solo_mode=False,
+                    domain=domain, strict_replay=False,
                 )
-                expected[sim.id] = {
-                    "domain": domain,
-                    "task_id": task.id,
-                    "kind": kind,
-                    "reward": reward.reward,
+                expected = {
+                    "domain": domain, "task_id": task.id, "kind": kind, "reward": reward.reward,
                     "breakdown": {k.value: v for k, v in (reward.reward_breakdown or {}).items()},
                     "db_match": reward.db_check.db_match if reward.db_check else None,
                 }
                 if CAPTURED and "judge_prompt" not in prompts:
                     prompts["judge_prompt"] = {"simulation": sim.id, "messages": CAPTURED[0]}
-                sims.append(sim)
-        results = Results(info=info(domain), tasks=tasks, simulations=sims)
-        with gzip.open(OUT / f"results_{NAME}.json.gz", "wt", encoding="utf-8") as fh:
-            fh.write(results.model_dump_json(exclude_none=False))
-        # pass^k of a two-trial file: the reference trajectory and the one missing its last write.
-        two = [s.model_copy(update={"trial": 0}) for s in sims if s.id.endswith("-writes_only")]
-        two += [s.model_copy(update={"trial": 1, "id": s.id + "-t1"}) for s in sims if s.id.endswith("-missing_write")]
-        for s in two:
-            s.reward_info = evaluate_simulation(
-                simulation=s,
-                task=next(t for t in tasks if t.id == s.task_id),
-                evaluation_type=EvaluationType.ALL,
-                solo_mode=False,
-                domain=domain,
-                strict_replay=False,
-            )
-        metrics = compute_metrics(Results(info=info(domain, 2), tasks=tasks, simulations=two))
-        expected[f"{domain}/pass_hat_k"] = {
-            "avg_reward": metrics.avg_reward,
-            "pass_hat_ks": metrics.pass_hat_ks,
-            "simulations": [s.id for s in two],
-        }
-    (OUT / f"expected_{NAME}.json").write_text(json.dumps(expected, indent=0, sort_keys=True))
+                    (OUT / f"prompts_{NAME}.json").write_text(json.dumps(prompts, indent=1, sort_keys=True))
+                row = {"task": json.loads(task.model_dump_json()), "simulation": json.loads(sim.model_dump_json()),
+                       "expected": expected}
+                lines.write(json.dumps(row) + "\n")
+                lines.flush()
     (OUT / f"prompts_{NAME}.json").write_text(json.dumps(prompts, indent=1, sort_keys=True))
 
 
+def assemble(folder, domain, out):
+    """The lines of a domain as one official results file (``Results`` validates it), the expected
+    verdicts beside it, and the official pass^k of a two-trial file over the tasks that have both
+    the reference's writes and the variant missing its last write."""
+    rows = [json.loads(line) for path in sorted(folder.glob(f"sims_{domain}*.jsonl"))
+            for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    tasks = {row["task"]["id"]: row["task"] for row in rows}
+    info_data = json.loads((folder / f"info_{domain}.json").read_text())
+    data = {"info": info_data, "tasks": list(tasks.values()), "simulations": [row["simulation"] for row in rows]}
+    results = Results.model_validate(data)
+    with gzip.open(out / f"results_{domain}.json.gz", "wt", encoding="utf-8") as fh:
+        fh.write(results.model_dump_json())
+    expected = {row["simulation"]["id"]: row["expected"] for row in rows}
+    by_id = {s.id: s for s in results.simulations}
+    both = [t for t in tasks if f"{domain}-{t}-writes_only" in by_id and f"{domain}-{t}-missing_write" in by_id]
+    two = [by_id[f"{domain}-{t}-writes_only"].model_copy(update={"trial": 0}) for t in both]
+    two += [by_id[f"{domain}-{t}-missing_write"].model_copy(update={"trial": 1, "id": f"{domain}-{t}-missing_write-t1"})
+            for t in both]
+    task_models = {t.id: t for t in results.tasks}
+    for s in two:
+        s.reward_info = evaluate_simulation(simulation=s, task=task_models[s.task_id], evaluation_type=EvaluationType.ALL,
+                                            solo_mode=False, domain=domain, strict_replay=False)
+    metrics = compute_metrics(Results(info=info(domain, 2), tasks=results.tasks, simulations=two))
+    expected[f"{domain}/pass_hat_k"] = {"avg_reward": metrics.avg_reward, "pass_hat_ks": metrics.pass_hat_ks,
+                                         "simulations": [s.id for s in two]}
+    (out / f"expected_{domain}.json").write_text(json.dumps(expected, indent=0, sort_keys=True))
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[2].startswith("assemble:"):  # learn_official.py FOLDER assemble:<domain> OUT
+        assemble(OUT, sys.argv[2].split(":", 1)[1], Path(sys.argv[3]))
+    else:
+        main()

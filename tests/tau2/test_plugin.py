@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from pytest_toolcall.benchmarks.tau2.prompts import user_system_prompt
 from pytest_toolcall.benchmarks.tau2.results_file import load_results
 from tests.support.chat_server import ChatServer, Reply
 from tests.tau2.official import domain_files, expected, results_files, unpack
@@ -119,10 +120,7 @@ class ScriptedRun:
             opening = not any(m["role"] == "assistant" for m in messages)
             if opening:
                 task = next(
-                    s
-                    for s in self.simulations.values()
-                    if s.task["user_scenario"]
-                    and s.task["user_scenario"]["instructions"]["reason_for_call"] in messages[0]["content"]
+                    s for s in self.simulations.values() if user_system_prompt(s.task) == messages[0]["content"]
                 )
                 return Reply(content=f"simulation {task.simulation_id}")
             sim = self._named(messages[1:], role="assistant")

@@ -17,6 +17,7 @@ does not name are still computed and kept in ``checks`` (as the official ``Rewar
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -70,13 +71,7 @@ def evaluate(
     checks: dict[str, Any] = {}
     parts: dict[str, float | None] = {}
 
-    env_part = _environment(domain, task, messages, strict_replay, checks)
-    for component in ("DB", "ENV_ASSERTION"):
-        if component in basis and component in env_part:
-            parts[component] = env_part[component]
-    env_reward = 1.0
-    for value in env_part.values():
-        env_reward *= value
+    parts.update(_environment(domain, task, basis, messages, strict_replay, checks))
     if "ACTION" in basis:
         parts["ACTION"] = _actions(criteria, messages, checks)
     if "NL_ASSERTION" in basis:
@@ -84,13 +79,8 @@ def evaluate(
     if "COMMUNICATE" in basis:
         parts["COMMUNICATE"] = _communicate(criteria, messages, checks)
 
-    known = [value for key, value in parts.items() if key not in ("DB", "ENV_ASSERTION") and value is not None]
     unknown = [key for key, value in parts.items() if value is None]
-    if any(basis_part in basis for basis_part in ("DB", "ENV_ASSERTION")):
-        known.append(env_reward)
-    reward: float | None = 1.0
-    for value in known:
-        reward *= value  # type: ignore[operator]
+    reward: float | None = math.prod(value for value in parts.values() if value is not None)
     note = ""
     if unknown and reward != 0.0:
         reward = None
@@ -99,17 +89,21 @@ def evaluate(
 
 
 def _environment(
-    domain: str, task: dict[str, Any], messages: Sequence[dict[str, Any]], strict: bool, checks: dict[str, Any]
+    domain: str,
+    task: dict[str, Any],
+    basis: list[str],
+    messages: Sequence[dict[str, Any]],
+    strict: bool,
+    checks: dict[str, Any],
 ) -> dict[str, float]:
-    """DB (and ENV_ASSERTION when given) as the official ``EnvironmentEvaluator``: components the
-    official evaluator leaves out of its breakdown are left out here too."""
+    """DB and ENV_ASSERTION of the basis as the official ``EnvironmentEvaluator``; with neither
+    reference actions nor assertions it reports neither (officially reward 1, no breakdown)."""
     criteria = task["evaluation_criteria"]
-    basis = criteria.get("reward_basis") or []
     actions = criteria.get("actions")
     assertions = criteria.get("env_assertions")
     if actions is None and assertions is None:
         checks["db_match"] = True
-        return {}  # officially reward 1.0 with no breakdown
+        return {}
     if task.get("initial_state"):
         raise ValueError(f"task {task.get('id')}: initial states are not supported in {domain}")
     predicted = Environment(domain)

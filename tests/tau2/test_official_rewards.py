@@ -128,3 +128,11 @@ def test_pass_hat_k_is_the_official_one(tmp_path: Path) -> None:
             assert sum(r["reward"] for r in records) / len(records) == pytest.approx(official["avg_reward"])
             checked += 1
     assert checked > 0
+
+
+def test_every_reference_passes_officially() -> None:
+    """The official reward of every task's reference trajectory is 1: so the oracle must pass every
+    airline and retail task (``test_plugin.py``)."""
+    gold = {(row["domain"], row["task_id"]): row["reward"] for row in expected().values() if row.get("kind") == "gold"}
+    assert len(gold) == 50 + 114
+    assert set(gold.values()) == {1.0}

@@ -294,6 +294,9 @@ class ToolcallRun:
         it gets the suite properties). After them: move the JUnit file into place."""
         if ANSWERS in self.config.stash:
             self.config.stash[ANSWERS].close()  # nothing keeps running after the session
+        if collect.CATALOG in self.config.stash:
+            for benchmark in self.config.stash[collect.CATALOG].benchmarks.values():
+                benchmark.close()
         sdk_process.stop_client()  # (under xdist, once every worker has finished)
         xml = None if self.is_worker else self.config.stash.get(JUNIT_KEY, None) if JUNIT_KEY else None
         final_xml = None

@@ -125,7 +125,9 @@ class McpServer:
         command, *args = [str(part) for part in self.spec["command"]]
         env = {str(k): str(v) for k, v in (self.spec.get("env") or {}).items()}
         # The server sees this process's environment with the case's variables over it.
-        parameters = StdioServerParameters(command=command, args=args, env={**os.environ, **env}, cwd=self.spec.get("cwd"))
+        parameters = StdioServerParameters(
+            command=command, args=args, env={**os.environ, **env}, cwd=self.spec.get("cwd")
+        )
         return stdio_client(parameters, errlog=self._errlog)
 
     def _stderr_tail(self, limit: int = 600) -> str:

@@ -73,7 +73,7 @@ def judge_trajectory(trajectory: dict[str, Any], calls: list[dict[str, Any]]) ->
     extra = free_run if match in ("strict", "unordered", "subset") else []
     if not missing and not extra:
         return Outcome(None)
-    return _explain(header, listed, calls, diffs, missing, extra)
+    return _explain(header, listed, calls, diffs, (free_listed, missing), (free_run, extra))
 
 
 def _explain(
@@ -81,26 +81,32 @@ def _explain(
     listed: list[dict[str, Any]],
     calls: list[dict[str, Any]],
     diffs: list[list[list[str]]],
-    missing: list[int],
-    extra: list[int],
+    listed_left: tuple[list[int], list[int]],
+    run_left: tuple[list[int], list[int]],
 ) -> Outcome:
-    """Pairs what is left over by tool name, to say argument by argument what differed."""
+    """What is left over (unmatched, and of that what the mode counts) is paired by tool name, fewest
+    differences first, to say argument by argument what differed; a pair counts when either of its
+    calls does, what stays unpaired is missing or extra."""
+    (free_listed, missing), (free_run, extra) = listed_left, run_left
     lines = [header]
     kinds = []
-    unpaired_extra = list(extra)
-    for i in missing:
-        same = [j for j in unpaired_extra if calls[j]["name"] == listed[i]["name"]]
-        if same:
-            j = min(same, key=lambda j: len(diffs[i][j]))
-            unpaired_extra.remove(j)
+    unpaired_run = list(free_run)
+    for i in free_listed:
+        same = [j for j in unpaired_run if calls[j]["name"] == listed[i]["name"]]
+        if not same:
+            if i in missing:
+                lines.append(f"missing listed call {i + 1}: {_show_listed(listed[i])}")
+                kinds.append(MISSING_CALL)
+            continue
+        j = min(same, key=lambda j: len(diffs[i][j]))
+        unpaired_run.remove(j)
+        if i in missing or j in extra:
             lines.append(f"run call {j + 1} {calls[j]['name']} (listed call {i + 1}): {'; '.join(diffs[i][j])}")
             kinds.append(WRONG_VALUE)
-        else:
-            lines.append(f"missing listed call {i + 1}: {_show_listed(listed[i])}")
-            kinds.append(MISSING_CALL)
-    for j in unpaired_extra:
-        lines.append(f"run call {j + 1} is not among the listed calls: {_show_run(calls[j])}")
-        kinds.append(EXTRA_CALL)
+    for j in unpaired_run:
+        if j in extra:
+            lines.append(f"run call {j + 1} is not among the listed calls: {_show_run(calls[j])}")
+            kinds.append(EXTRA_CALL)
     kind = next(k for k in (WRONG_VALUE, MISSING_CALL, EXTRA_CALL) if k in kinds)
     return Outcome(kind, tuple(lines))
 

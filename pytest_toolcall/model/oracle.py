@@ -5,7 +5,7 @@ from __future__ import annotations
 import concurrent.futures
 
 from pytest_toolcall.core.settings import ORACLE
-from pytest_toolcall.model.types import ChatRequest, ChatResponse
+from pytest_toolcall.core.types import ChatRequest, ChatResponse
 
 
 class OracleModel:

@@ -37,7 +37,7 @@ from concurrent.futures import Future, InvalidStateError
 from pathlib import Path
 from typing import IO, Any
 
-from pytest_toolcall.model.types import ChatRequest, ChatResponse, FatalRequestError, ModelSettings, RequestError
+from pytest_toolcall.core.types import ChatRequest, ChatResponse, FatalRequestError, ModelSettings, RequestError
 
 #: The key of the client's socket address in xdist's ``workerinput``.
 WORKER_INPUT = "toolcall_client"

@@ -19,7 +19,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from pytest_toolcall.model.types import ChatRequest, ChatResponse, FatalRequestError, ModelSettings, RequestError
+from pytest_toolcall.core.types import ChatRequest, ChatResponse, FatalRequestError, ModelSettings, RequestError
 
 if TYPE_CHECKING:
     import openai

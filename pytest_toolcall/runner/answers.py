@@ -18,13 +18,14 @@ import pytest
 
 from pytest_toolcall.core.benchmark import Dialogue, Requests, Skip, Unit
 from pytest_toolcall.core.settings import ORACLE, Settings
+from pytest_toolcall.core.types import ChatRequest, ChatResponse, FatalRequestError, Model, ModelSettings, RequestError
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.model.oracle import OracleModel
 from pytest_toolcall.model.prefetch import DoneJob, Job, Prefetcher, RequestsJob, RunOrder, ThreadJob
 from pytest_toolcall.model.store import CachedModel, ResponseStore, StoreError, exchange_key
-from pytest_toolcall.model.types import ChatRequest, ChatResponse, FatalRequestError, Model, ModelSettings, RequestError
 from pytest_toolcall.results.usage import Budget
 from pytest_toolcall.runner.collect import CATALOG, Catalog, unit_of
+from pytest_toolcall.runner.items import HAND_OVER
 
 STORE_FILE = "responses.sqlite3"
 
@@ -46,6 +47,7 @@ class Answers:
         #: (unit, answer, record) of the item being run, from its setup to its test function (one at
         #: a time: an item whose test function never runs, under ``--setup-only``, leaves nothing).
         self._handed: tuple[Unit, Any, dict[str, Any]] | None = None
+        config.stash[HAND_OVER] = self.handed_over
         # Dialogues are sequential by nature: each runs on a thread of its own so that it never
         # blocks the other items while it waits for the model.
         self.dialogues = ThreadPoolExecutor(max_workers=settings.concurrency, thread_name_prefix="toolcall-dialogue")

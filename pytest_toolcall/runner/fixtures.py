@@ -9,7 +9,7 @@ import pytest
 
 from pytest_toolcall.core.benchmark import Unit
 from pytest_toolcall.core.settings import Settings
-from pytest_toolcall.model.types import Model
+from pytest_toolcall.core.types import Model
 from pytest_toolcall.runner.answers import ANSWERS
 from pytest_toolcall.runner.collect import CATALOG, UNIT
 

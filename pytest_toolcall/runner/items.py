@@ -8,10 +8,16 @@ a *failure*, with the scorer's reason in the message.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 from pytest_toolcall.core.benchmark import Benchmark, Unit
+
+#: (answer, record) of the unit whose setup just took its answer: put here by the run's ``Answers``
+#: (``answers.py``), which reads the catalog that these functions are collected into; a key of this
+#: module keeps the imports one way (collect -> items <- answers).
+HAND_OVER = pytest.StashKey[Callable[[Unit], tuple[Any, dict[str, Any]]]]()
 
 
 def test_function(name: str, benchmark: Benchmark, config: pytest.Config) -> Callable[..., None]:
@@ -20,10 +26,9 @@ def test_function(name: str, benchmark: Benchmark, config: pytest.Config) -> Cal
     # The benchmark is bound here and the answer is handed over by the run, not through fixtures
     # or ``request``: each costs every item tens of microseconds, a second per 20,000 items.
     def run(toolcall_unit: Unit) -> None:
-        from pytest_toolcall.runner.answers import ANSWERS
         from pytest_toolcall.runner.failures import VerdictFailure
 
-        answer, record = config.stash[ANSWERS].handed_over(toolcall_unit)
+        answer, record = config.stash[HAND_OVER](toolcall_unit)
         verdict = benchmark.score(toolcall_unit, answer)
         record.update(verdict.fields, score=1.0 if verdict.passed else 0.0)
         if not verdict.passed:

@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolcall.benchmarks.cases.format import SUFFIXES, load_case_file
+from pytest_toolcall.benchmarks.cases.format import SUFFIXES
+from pytest_toolcall.benchmarks.cases.loading import load_case_file
 from pytest_toolcall.benchmarks.cases.oracle import oracle_answer
 from pytest_toolcall.benchmarks.cases.response import judge_case
+from pytest_toolcall.core.types import ChatRequest
 from pytest_toolcall.model.oracle import OracleModel
-from pytest_toolcall.model.types import ChatRequest
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "cases"
 FILES = sorted(p for p in EXAMPLES.iterdir() if p.name.endswith(SUFFIXES))

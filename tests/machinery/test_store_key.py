@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from pytest_toolcall.core.types import ChatRequest
 from pytest_toolcall.model.sdk_server import _usage
 from pytest_toolcall.model.store import SCHEMA_VERSION, ResponseStore, StoreError, request_key
-from pytest_toolcall.model.types import ChatRequest
 
 
 def test_the_asker_is_part_of_the_key() -> None:

@@ -20,7 +20,7 @@ from pytest_toolcall.benchmarks.cases.response import judge_case
 from pytest_toolcall.benchmarks.cases.steps import Execute, MockResults, Transcript, run_steps
 from pytest_toolcall.benchmarks.cases.trajectory import Outcome, judge_final, judge_trajectory
 from pytest_toolcall.core.benchmark import Models
-from pytest_toolcall.text import clip
+from pytest_toolcall.core.text import clip
 
 
 @dataclass

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.core.settings import Settings
-from pytest_toolcall.model.types import Model
+from pytest_toolcall.core.types import Model
 from pytest_toolcall.results.records import RECORD, new_record
 from pytest_toolcall.runner.collect import CATALOG, TEST_UNIT
 

@@ -4,12 +4,14 @@ Every problem is found here, before any request, and reported as ONE ``CaseFileE
 and the line of the offending case, so that the collector can turn it into a collection error of that
 file while the other files still run. Checks, in order: the syntax (YAML or JSON), duplicate keys,
 the shipped JSON Schema of the format, then what a schema cannot say (unique ids, tools whose
-``parameters`` are valid JSON Schemas, expected calls naming declared tools, regexes that compile) and
-finally that the oracle's answer passes the case: a case no answer can pass is a mistake of its author.
+``parameters`` are valid JSON Schemas, expected calls naming declared tools, regexes that compile).
+``loading.load_case_file`` then checks that the oracle's answer passes each case (that needs the
+oracle and the matcher, which build on this module).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterator
@@ -24,7 +26,7 @@ import yaml
 from jsonschema.exceptions import best_match
 
 from pytest_toolcall.benchmarks.general_fc.dataset import schema_problem
-from pytest_toolcall.text import clip
+from pytest_toolcall.core.text import clip
 
 if TYPE_CHECKING:
     from pytest_toolcall.benchmarks.cases.mcp_servers import ServerPool
@@ -63,6 +65,8 @@ class Case:
     tool_names: dict[str, str] = field(default_factory=dict)
     steps: int = 1
     tool_results: dict[str, Any] | None = None
+    #: The MCP server's tools are not known yet (a replay: the run takes them from the store).
+    tools_pending: bool = False
 
     @property
     def multi_step(self) -> bool:
@@ -115,10 +119,11 @@ def _expect_validator() -> Any:
     return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker(["regex"]))
 
 
-def load_case_file(path: str | Path, servers: ServerPool | None = None) -> list[Case]:
-    """Every case of a file, or a ``CaseFileError`` for the first problem found. ``servers`` gives the
-    tools of the MCP servers the cases name (started once); without it those tools are not known
-    here (a replay takes them from the store) and the checks that need them are left out."""
+def read_case_file(path: str | Path, servers: ServerPool | None = None) -> list[Case]:
+    """Every case of a file, or a ``CaseFileError`` for the first problem found (all but the oracle's
+    check: ``loading.load_case_file``). ``servers`` gives the tools of the MCP servers the cases name
+    (started once); without it those tools are not known here (a replay takes them from the store:
+    ``Case.tools_pending``) and the checks that need them are left out."""
     name = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -325,8 +330,6 @@ def _build(name: str, document: Any, lines: _Lines, servers: ServerPool | None =
         )
         if problem:
             raise CaseFileError(name, line, f"{where}: {problem}")
-        if known:
-            _check_oracle(case)
         cases.append(case)
     return cases
 
@@ -338,13 +341,13 @@ def _with_server_tools(case: Case, line: int, servers: ServerPool | None) -> tup
 
     assert case.mcp is not None
     if servers is None:
-        return case, False
+        return dataclasses.replace(case, tools_pending=True), False
     try:
         listed = servers.listed(case.file, case.mcp)
     except McpError as exc:
         raise CaseFileError(case.file, line, f"case {case.id!r}: {exc}") from None
     if listed is None:
-        return case, False
+        return dataclasses.replace(case, tools_pending=True), False
     try:
         tools, mapping = servers.tools_of(listed, case.mcp)
     except McpError as exc:
@@ -355,7 +358,6 @@ def _with_server_tools(case: Case, line: int, servers: ServerPool | None) -> tup
 
 def with_tools(case: Case, tools: list[dict[str, Any]], renamed: dict[str, str]) -> Case:
     """The case with these tools; the MCP names in its expectations and mocks become chat-API names."""
-    import dataclasses
 
     def calls(listed: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [{**call, "name": renamed.get(call["name"], call["name"])} for call in listed]
@@ -372,7 +374,9 @@ def with_tools(case: Case, tools: list[dict[str, Any]], renamed: dict[str, str])
 
     expect = rename(case.expect) if renamed else case.expect
     results = {renamed.get(k, k): v for k, v in case.tool_results.items()} if case.tool_results else case.tool_results
-    return dataclasses.replace(case, tools=tools, tool_names=renamed, expect=expect, tool_results=results)
+    return dataclasses.replace(
+        case, tools=tools, tool_names=renamed, expect=expect, tool_results=results, tools_pending=False
+    )
 
 
 def _multi_step_problem(case: Case, declared: set[str] | None) -> str:
@@ -489,16 +493,6 @@ def _regexes(value: Any) -> Iterator[str]:
     elif isinstance(value, list):
         for item in value:
             yield from _regexes(item)
-
-
-def _check_oracle(case: Case) -> None:
-    # Imported here: the oracle needs the matcher, which needs nothing from this module but the types.
-    from pytest_toolcall.benchmarks.cases.oracle import OracleError, check_oracle
-
-    try:
-        check_oracle(case)
-    except OracleError as exc:
-        raise CaseFileError(case.file, case.line, f"case {case.id!r}: {exc}") from None
 
 
 def _describe(error: jsonschema.ValidationError) -> str:

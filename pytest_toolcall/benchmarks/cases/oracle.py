@@ -7,9 +7,9 @@ general_fc oracle's generator). Matchers become a value that satisfies them: the
 the pattern that full-matches it. With ``allow_extra`` the required properties the case does not list
 are generated too, so that the answer stays valid against the tool's schema.
 
-The loader runs ``check_oracle`` on every case: an expectation the oracle cannot answer, or whose
-answer fails the case (a listed value the schema forbids, a required argument the case forbids), is
-reported at load time, because a real model could not pass it either.
+The loader checks every case with it (``loading.check_oracle``): an expectation the oracle cannot
+answer, or whose answer fails the case (a listed value the schema forbids, a required argument the
+case forbids), is reported at load time, because a real model could not pass it either.
 """
 
 from __future__ import annotations
@@ -22,8 +22,6 @@ from pytest_toolcall.benchmarks.cases.format import Case
 from pytest_toolcall.benchmarks.cases.matching import is_matcher
 from pytest_toolcall.benchmarks.general_fc.oracle import Generator, Unsatisfiable, _pattern_strings
 from pytest_toolcall.benchmarks.general_fc.scoring import compile_schema, validate_tool_calls
-from pytest_toolcall.model.oracle import OracleModel
-from pytest_toolcall.model.types import ChatResponse
 
 NO_TOOL_ANSWER = "No tool is needed for this request."
 
@@ -100,44 +98,6 @@ def oracle_steps(case: Case) -> list[dict[str, Any]]:
 
 def _same_calls(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> bool:
     return [(c["name"], c["arguments"]) for c in a] == [(c["name"], c["arguments"]) for c in b]
-
-
-def check_oracle(case: Case) -> None:
-    """Raises ``OracleError`` when the oracle's answer does not pass the case."""
-    from pytest_toolcall.benchmarks.cases.response import judge_case
-
-    if case.multi_step:
-        _check_steps(case)
-        return
-    answer = oracle_answer(case)
-    calls = answer.get("tool_calls") or []
-    response = ChatResponse(answer.get("content"), "tool_calls" if calls else "stop", calls)
-    verdict = judge_case(case, response)
-    if not verdict.passed:
-        raise OracleError(f"even the expected answer fails this case, so no model can pass it: {verdict.message}")
-
-
-def _check_steps(case: Case) -> None:
-    from pytest_toolcall.benchmarks.cases.dialogue import judge_run
-    from pytest_toolcall.benchmarks.cases.steps import run_steps
-
-    try:
-        answers = oracle_steps(case)
-    except NotAnswerable:
-        return  # the case is fine; the oracle's run says it cannot answer it
-    model = OracleModel()
-    transcript = run_steps(
-        lambda request: model.submit(request).result(),
-        case.messages,
-        case.tools,
-        {},
-        case.steps,
-        lambda name, arguments: {"content": "ok", "is_error": False},
-        answers,
-    )
-    verdict = judge_run(case, transcript)
-    if not verdict.passed:
-        raise OracleError(f"even the expected run fails this case, so no model can pass it: {verdict.message}")
 
 
 def _answer(expect: dict[str, Any], tools: list[dict[str, Any]]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from pytest_toolcall.benchmarks.cases.format import Case
 from pytest_toolcall.benchmarks.cases.matching import AnswerCall, CaseVerdict, judge, parse_call
-from pytest_toolcall.model.types import ChatResponse
+from pytest_toolcall.core.types import ChatResponse
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from pytest_toolcall.core.failure_kinds import (
     WRONG_ORDER,
     WRONG_VALUE,
 )
-from pytest_toolcall.text import clip
+from pytest_toolcall.core.text import clip
 
 MATCH_MODES = ("strict", "unordered", "subset", "superset")
 ARGS_MODES = ("exact", "subset", "superset", "ignore")

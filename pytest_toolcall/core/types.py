@@ -1,9 +1,10 @@
 """What a model is to the rest of the plugin: requests in, futures of responses out.
 
-Callers submit requests and collect futures: many are in flight while pytest's own thread only
-ever waits. A real endpoint is served by a child process (``sdk_process.py`` on this side,
-``sdk_server.py`` there) so that the SDK's import and CPU cost never slow pytest down; the oracle
-(``oracle.py``) answers at once.
+The vocabulary of the protocol, shared by the runner, the benchmarks and the model clients. Callers
+submit requests and collect futures: many are in flight while pytest's own thread only ever waits. A
+real endpoint is served by a child process (``model/sdk_process.py`` on this side,
+``model/sdk_server.py`` there) so that the SDK's import and CPU cost never slow pytest down; the
+oracle (``model/oracle.py``) answers at once.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """A small MCP server written with the official SDK, for the tests: a notebook whose state lives in
 the server process (what one call writes, the next reads), a tool whose MCP name chat APIs refuse
-(``notes.count``), and a tool that fails (its error is a result the model sees).
+(``notes.count``), and a tool that fails (its error is a result the model sees). With ``NOTES_LOG``
+set, each start appends a line to that file.
 
     python tests/cases/mcp_notes_server.py            # stdio
     python tests/cases/mcp_notes_server.py --http PORT  # streamable HTTP on 127.0.0.1:PORT/mcp
@@ -8,6 +9,7 @@ the server process (what one call writes, the next reads), a tool whose MCP name
 
 from __future__ import annotations
 
+import os
 import sys
 
 from mcp.server.mcpserver import MCPServer
@@ -46,6 +48,9 @@ def delete_note(number: int) -> str:
 
 
 if __name__ == "__main__":
+    if os.environ.get("NOTES_LOG"):  # how often the server was started: one line per start
+        with open(os.environ["NOTES_LOG"], "a", encoding="utf-8") as log:
+            log.write("started\n")
     if len(sys.argv) == 3 and sys.argv[1] == "--http":
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
     else:

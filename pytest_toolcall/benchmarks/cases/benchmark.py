@@ -58,7 +58,8 @@ class Cases(Benchmark):
         from pytest_toolcall.benchmarks.cases.loading import load_case_file
 
         try:
-            cases = load_case_file(path, self.servers())
+            # Named as pytest names the file: the key of its server, from collection to the run.
+            cases = load_case_file(path, self.servers(), name)
         except CaseFileError as exc:
             # Named as pytest names the file (relative to the rootdir), at the offending case's line.
             return Loaded(units=[], problems=[(name, f"{name}:{exc.line}: {exc.message}")])

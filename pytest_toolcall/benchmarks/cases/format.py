@@ -119,12 +119,13 @@ def _expect_validator() -> Any:
     return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker(["regex"]))
 
 
-def read_case_file(path: str | Path, servers: ServerPool | None = None) -> list[Case]:
+def read_case_file(path: str | Path, servers: ServerPool | None = None, name: str | None = None) -> list[Case]:
     """Every case of a file, or a ``CaseFileError`` for the first problem found (all but the oracle's
     check: ``loading.load_case_file``). ``servers`` gives the tools of the MCP servers the cases name
     (started once); without it those tools are not known here (a replay takes them from the store:
-    ``Case.tools_pending``) and the checks that need them are left out."""
-    name = str(path)
+    ``Case.tools_pending``) and the checks that need them are left out. ``name``: the file as cases
+    and messages name it (default: ``path``)."""
+    name = name or str(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

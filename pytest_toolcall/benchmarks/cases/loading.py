@@ -21,10 +21,10 @@ if TYPE_CHECKING:
     from pytest_toolcall.benchmarks.cases.mcp_servers import ServerPool
 
 
-def load_case_file(path: str | Path, servers: ServerPool | None = None) -> list[Case]:
-    """Every case of a file, or a ``CaseFileError`` for the first problem found. ``servers``: see
-    ``format.read_case_file``."""
-    cases = read_case_file(path, servers)
+def load_case_file(path: str | Path, servers: ServerPool | None = None, name: str | None = None) -> list[Case]:
+    """Every case of a file, or a ``CaseFileError`` for the first problem found. ``servers`` and
+    ``name``: see ``format.read_case_file``."""
+    cases = read_case_file(path, servers, name)
     for case in cases:
         try:
             check_oracle(case)

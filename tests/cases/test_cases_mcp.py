@@ -16,7 +16,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -316,10 +315,10 @@ cases:
       trajectory: {calls: [{name: lookup, arguments: {q: a}}], match: subset}
 """,
     )
-    result = pytester.runpytest("--toolcall-model=oracle", "-p", "no:randomly", "-rs", "--toolcall-report=report.json", ".")
+    result = pytester.runpytest("--toolcall-model=oracle", "-p", "no:randomly", "-rs", "--toolcall-report=r.json", ".")
     result.assert_outcomes(passed=2, skipped=1)
     result.stdout.fnmatch_lines(["SKIPPED*the oracle cannot answer this case: a trajectory with match 'subset'*"])
-    got = samples(pytester)
+    got = samples(pytester, "r.json")
     assert [c["result"] for c in got["strict"]["trajectory"]] == ["first", "second"]  # the mocks, in order
     assert got["strict"]["final"] == "done"
     assert [c["step"] for c in got["unordered_after_a_first_call"]["trajectory"]] == [1, 2]
@@ -353,11 +352,15 @@ def test_mocked(toolcall_chat):
     assert "final: expected 'Your notes: 1. milk', got 'Your notes: 1. eggs'" in out
     got = samples(pytester)
     assert got["test_mocked"]["failure_kind"] == "wrong_final"
-    assert [m["role"] for m in got["test_notes"]["transcript"]] == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
+    roles = [m["role"] for m in got["test_notes"]["transcript"]]
+    assert roles == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
 
 
 TOOLS = [
-    {"type": "function", "function": {"name": "add_note", "parameters": {"type": "object", "properties": {"text": {"type": "string"}}}}},
+    {
+        "type": "function",
+        "function": {"name": "add_note", "parameters": {"type": "object", "properties": {"text": {"type": "string"}}}},
+    },
     {"type": "function", "function": {"name": "list_notes", "parameters": {"type": "object", "properties": {}}}},
 ]
 
@@ -376,3 +379,28 @@ def _wait_for_port(port: int, attempts: int = 600) -> None:
         except OSError:
             time.sleep(0.1)
     raise AssertionError(f"the MCP server on port {port} did not listen")
+
+
+def test_the_documented_example_runs_against_the_real_server(pytester: pytest.Pytester) -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "multi-step.md").read_text(encoding="utf-8")
+    example = doc.split("```yaml\n", 1)[1].split("```", 1)[0]
+    pytester.makefile(".toolcall.yaml", time=example)
+
+    def respond(body: dict[str, Any]) -> Reply:
+        prompt = body["messages"][0]["content"]
+        results = tool_messages(body)
+        if results:
+            answer = json.loads(results[-1])
+            when = answer.get("datetime") or answer["target"]["datetime"]
+            return Reply(content=f"In {prompt.split()[-1].rstrip('?')} it is {when[11:16]}.")
+        if "New York" in prompt:
+            arguments = {"source_timezone": "Asia/Tokyo", "time": "16:30", "target_timezone": "America/New_York"}
+            return calls(("convert_time", arguments))
+        return calls(("get_current_time", {"timezone": "Asia/Tokyo"}))
+
+    with ChatServer(respond) as chat:
+        run(pytester, chat.base_url, "-p", "no:xdist").assert_outcomes(passed=2)
+    got = samples(pytester)
+    assert got["tokyo_in_new_york"]["final"] in ("In York it is 02:30.", "In York it is 03:30.")  # EST or EDT
+    oracle = pytester.runpytest("--toolcall-model=oracle", "-p", "no:randomly", ".")
+    oracle.assert_outcomes(passed=1, skipped=1)  # superset: the oracle says it cannot answer

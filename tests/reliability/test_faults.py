@@ -31,6 +31,8 @@ from tests.support.scripted_runs import (
     warm_up_client,
 )
 
+pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
+
 warm_up_client()
 
 API_KEY = "sk-faults-0123456789"

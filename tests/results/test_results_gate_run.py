@@ -19,6 +19,8 @@ import pytest
 from tests.support.chat_server import ChatServer, Reply
 from tests.support.scripted_runs import WEATHER
 
+pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
+
 GOOD = Reply(tool_calls=[{"name": "get_weather", "arguments": '{"city": "Paris"}'}])
 BAD = Reply(content="no")
 

@@ -56,6 +56,7 @@ def single_and_shards(pytester: pytest.Pytester) -> dict[str, dict[str, Any]]:
     return reports
 
 
+@pytest.mark.slow
 def test_shards_merged_equal_the_single_run(
     pytester: pytest.Pytester, single_and_shards: dict[str, dict[str, Any]], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -93,6 +94,7 @@ def suite(path: Path) -> tuple[dict[str, str], dict[str, str], dict[str, dict[st
     return counts, properties, cases
 
 
+@pytest.mark.slow
 def test_merge_junit_of_the_shards_is_the_single_runs(
     pytester: pytest.Pytester, single_and_shards: dict[str, dict[str, Any]], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -110,6 +112,7 @@ def test_merge_junit_of_the_shards_is_the_single_runs(
     assert "s1.json:1: not valid XML" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_merge_refuses_a_missing_shard_and_accepts_it_with_allow_partial(
     pytester: pytest.Pytester, single_and_shards: dict[str, dict[str, Any]], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -134,6 +137,7 @@ def test_merge_refuses_a_missing_shard_and_accepts_it_with_allow_partial(
     assert merged["metrics"] != single_and_shards["single"]["metrics"]
 
 
+@pytest.mark.slow
 def test_merge_refuses_overlapping_shards_naming_them(
     pytester: pytest.Pytester, single_and_shards: dict[str, dict[str, Any]], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -149,6 +153,7 @@ def test_merge_refuses_overlapping_shards_naming_them(
     assert "single.json and" in err and "s1.json overlap" in err
 
 
+@pytest.mark.slow
 def test_merge_refuses_shards_that_disagree(pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]) -> None:
     run(pytester, "a.json", "--toolcall-shard=1/2")
     run(pytester, "b.json", "--toolcall-shard=2/2", "--toolcall-temperature=0.2")
@@ -161,6 +166,7 @@ def test_merge_refuses_shards_that_disagree(pytester: pytest.Pytester, capsys: p
     assert "c.json selected different units" in err and "different options: lang" in err
 
 
+@pytest.mark.slow
 def test_merge_refuses_reports_cut_into_other_shard_counts(
     pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -170,6 +176,7 @@ def test_merge_refuses_reports_cut_into_other_shard_counts(
     assert "cut into shards differently" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_shards_compose_with_k_and_m(pytester: pytest.Pytester) -> None:
     """A shard is a part of what -k/-m selected: two shards of '-m normal -k en/' make that run."""
     plain, whole = run(pytester, "whole.json", "-m", "normal", "-k", "en/")
@@ -225,6 +232,7 @@ def test_shard_cut_balances_by_cost_and_by_recorded_latency() -> None:
     assert weights[nodeids[0]] == pytest.approx(3.0)  # no benchmark: cost 1.0 x 3 s per unit of cost
 
 
+@pytest.mark.slow
 def test_shard_option_is_checked(pytester: pytest.Pytester) -> None:
     for bad in ("0/4", "5/4", "2", "a/b"):
         result = pytester.runpytest(*RUN, f"--toolcall-shard={bad}")
@@ -232,6 +240,7 @@ def test_shard_option_is_checked(pytester: pytest.Pytester) -> None:
         result.stderr.fnmatch_lines(["*--toolcall-shard: expected K/N*"])
 
 
+@pytest.mark.slow
 def test_shard_weights_come_from_the_store(pytester: pytest.Pytester) -> None:
     """A run keeps each unit's latency in the store; a later shard run reads them."""
     store = pytester.path / "store"
@@ -254,6 +263,7 @@ def test_shard_weights_come_from_the_store(pytester: pytest.Pytester) -> None:
 # --- the offline commands -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("in_run", "offline"),
     [
@@ -288,6 +298,7 @@ def test_cli_gate_says_and_exits_what_the_in_run_gate_does(
     assert status in (0, 1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("other_test", "status"),
     [("def test_other():\n    assert False\n", 1), ("def test_other():\n    raise KeyboardInterrupt\n", 2)],
@@ -377,6 +388,7 @@ def test_cli_merge_of_reports_without_shard_fields_says_so(tmp_path: Path, capsy
     assert "written by a pytest-toolcall without shards" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_cli_html_and_the_module_entry(pytester: pytest.Pytester) -> None:
     run(pytester, "r.json")
     result = subprocess.run(
@@ -400,6 +412,7 @@ def test_cli_html_and_the_module_entry(pytester: pytest.Pytester) -> None:
     assert bad.returncode == 2 and "missing.json: cannot read it" in bad.stderr and "Traceback" not in bad.stderr
 
 
+@pytest.mark.slow
 def test_cli_merge_store_combines_shard_stores(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     first, second = ResponseStore(tmp_path / "a" / "responses.sqlite3"), ResponseStore(tmp_path / "b.sqlite3")
     first.put("k1", "m", ChatResponse("one"))

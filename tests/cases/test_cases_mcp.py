@@ -404,3 +404,26 @@ def test_the_documented_example_runs_against_the_real_server(pytester: pytest.Py
     assert got["tokyo_in_new_york"]["final"] in ("In York it is 02:30.", "In York it is 03:30.")  # EST or EDT
     oracle = pytester.runpytest("--toolcall-model=oracle", "-p", "no:randomly", ".")
     oracle.assert_outcomes(passed=1, skipped=1)  # superset: the oracle says it cannot answer
+
+
+@pytest.mark.parametrize(("scope", "counts", "starts"), [("file", ["1", "2"], 1), ("case", ["1", "1"], 3)])
+def test_scope_case_gives_each_case_a_fresh_server(
+    pytester: pytest.Pytester, tmp_path: Path, scope: str, counts: list[str], starts: int
+) -> None:
+    log = tmp_path / "starts.log"
+    mcp = f"{{command: [{sys.executable}, {NOTES_SERVER}], env: {{NOTES_LOG: {log}}}, scope: {scope}}}"
+    case = "  - id: {0}\n    prompt: Add {0}, then count.\n    expect: {{trajectory: {{calls: [], match: superset}}}}\n"
+    text = f"defaults:\n  mcp: {mcp}\n  steps: 3\ncases:\n" + case.format("a") + case.format("b")
+    pytester.makefile(".toolcall.yaml", s=text)
+
+    def respond(body: dict[str, Any]) -> Reply:
+        step = sum(1 for m in body["messages"] if m["role"] == "assistant")
+        word = body["messages"][0]["content"].split()[1].rstrip(",")
+        return [calls(("add_note", {"text": word})), calls(("notes_count", {})), Reply(content="done")][step]
+
+    with ChatServer(respond) as chat:
+        run(pytester, chat.base_url, "-p", "no:xdist", "--toolcall-concurrency=1").assert_outcomes(passed=2)
+    got = samples(pytester)
+    assert [got[k]["trajectory"][1]["result"] for k in ("a", "b")] == counts
+    # file: one server from collection on; case: one for the tool list at collection, then one per case
+    assert log.read_text().splitlines() == ["started"] * starts

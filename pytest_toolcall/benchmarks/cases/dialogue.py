@@ -15,12 +15,13 @@ from typing import Any
 
 from pytest_toolcall.benchmarks.cases.format import EXPECT_KINDS, Case, with_tools
 from pytest_toolcall.benchmarks.cases.matching import CaseVerdict
-from pytest_toolcall.benchmarks.cases.mcp_servers import McpServer, ServerPool, server_label, tools_of
+from pytest_toolcall.benchmarks.cases.mcp_servers import McpError, McpServer, ServerPool, server_label, tools_of
 from pytest_toolcall.benchmarks.cases.response import judge_case
 from pytest_toolcall.benchmarks.cases.steps import Execute, MockResults, Transcript, run_steps
 from pytest_toolcall.benchmarks.cases.trajectory import Outcome, judge_final, judge_trajectory
 from pytest_toolcall.core.benchmark import Models
 from pytest_toolcall.core.text import clip
+from pytest_toolcall.core.types import RequestError
 
 
 @dataclass
@@ -55,6 +56,8 @@ def run_case(case: Case, models: Models, servers: ServerPool, references: list[A
             execute,
             references,
         )
+    except McpError as exc:  # the server stopped or did not answer: an error of the case, not its failure
+        raise RequestError(str(exc)) from None
     finally:
         live.close()
     return CaseRun(case, transcript)

@@ -69,6 +69,9 @@ class McpServer:
         self._loop = asyncio.new_event_loop()
         self._ready: concurrent.futures.Future[Any] = concurrent.futures.Future()
         self._stop: asyncio.Event | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._client: Any = None
+        self._failed = "closed"  # why the connection ended, once it has
         # What a stdio server writes to stderr: kept apart (not mixed into pytest's output), and its
         # end is told when the server does not start.
         self._errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
@@ -99,6 +102,7 @@ class McpServer:
         from mcp import Client
 
         self._stop = asyncio.Event()
+        self._task = asyncio.current_task()
         try:
             async with Client(self._target()) as client:
                 self._client = client
@@ -141,7 +145,7 @@ class McpServer:
     def _run(self, coroutine: Coroutine[Any, Any, Any], timeout: float) -> Any:
         if not self._thread.is_alive():
             coroutine.close()
-            raise McpError(f"MCP server {self.label} has stopped: {getattr(self, '_failed', 'closed')}")
+            raise McpError(f"MCP server {self.label} has stopped: {self._failed}")
         future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
         try:
             return future.result(timeout=timeout)
@@ -174,11 +178,14 @@ class McpServer:
 
     def close(self) -> None:
         """Stop the server (the SDK ends its process) and the thread; safe to call twice."""
-        if self._thread.is_alive() and self._stop is not None:
-            self._loop.call_soon_threadsafe(self._stop.set)
-        elif self._thread.is_alive():  # still starting: cancel everything
-            for task in asyncio.all_tasks(self._loop) if not self._loop.is_closed() else ():
-                self._loop.call_soon_threadsafe(task.cancel)
+        started = self._ready.done() and self._ready.exception() is None
+        try:
+            if started and self._stop is not None:
+                self._loop.call_soon_threadsafe(self._stop.set)  # leaves the session: the SDK stops the server
+            elif self._task is not None:
+                self._loop.call_soon_threadsafe(self._task.cancel)  # still starting (a time-out)
+        except RuntimeError:  # the loop has already ended
+            pass
         self._thread.join(timeout=START_TIMEOUT)
         self._errlog.close()
 

@@ -47,6 +47,12 @@ def delete_note(number: int) -> str:
     return f"note {number} deleted"
 
 
+@server.tool()
+def crash() -> str:
+    """Ends the server process at once (a server that dies in the middle of a run)."""
+    os._exit(3)
+
+
 if __name__ == "__main__":
     if os.environ.get("NOTES_LOG"):  # how often the server was started: one line per start
         with open(os.environ["NOTES_LOG"], "a", encoding="utf-8") as log:

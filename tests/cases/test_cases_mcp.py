@@ -427,3 +427,28 @@ def test_scope_case_gives_each_case_a_fresh_server(
     assert [got[k]["trajectory"][1]["result"] for k in ("a", "b")] == counts
     # file: one server from collection on; case: one for the tool list at collection, then one per case
     assert log.read_text().splitlines() == ["started"] * starts
+
+
+def test_a_server_that_dies_is_an_error_of_that_case_and_is_started_again(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    log = tmp_path / "starts.log"
+    mcp = f"{{command: [{sys.executable}, {NOTES_SERVER}], env: {{NOTES_LOG: {log}}}}}"
+    case = "  - id: {0}\n    prompt: {0}\n    expect: {{trajectory: {{calls: [{{name: {0}}}]}}}}\n"
+    pytester.makefile(
+        ".toolcall.yaml",
+        s=f"defaults:\n  mcp: {mcp}\n  steps: 2\ncases:\n" + case.format("crash") + case.format("list_notes"),
+    )
+
+    def respond(body: dict[str, Any]) -> Reply:
+        if tool_messages(body):
+            return Reply(content="done")
+        return calls((body["messages"][0]["content"], {}))
+
+    with ChatServer(respond) as chat:
+        result = run(pytester, chat.base_url, "-p", "no:xdist", "--toolcall-concurrency=1")
+    result.assert_outcomes(passed=1, errors=1)
+    got = samples(pytester)
+    assert "has stopped" in got["crash"]["error"]
+    assert got["list_notes"]["trajectory"][0]["result"] == "(no notes)"  # a new server answered
+    assert log.read_text().splitlines() == ["started", "started"]

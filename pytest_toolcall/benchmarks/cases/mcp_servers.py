@@ -27,6 +27,7 @@ from typing import Any
 #: Seconds a server may take to start and list its tools, and a call to answer.
 START_TIMEOUT = 60.0
 CALL_TIMEOUT = 120.0
+CONNECTION_CLOSED = -32000  # the JSON-RPC error code the SDK gives a request when the connection ends
 _NOT_NAME = re.compile(r"[^a-zA-Z0-9_-]")
 
 
@@ -71,7 +72,7 @@ class McpServer:
         self._stop: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self._client: Any = None
-        self._failed = "closed"  # why the connection ended, once it has
+        self._failed: str | None = None  # why the connection ended, once it has
         # What a stdio server writes to stderr: kept apart (not mixed into pytest's output), and its
         # end is told when the server does not start.
         self._errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
@@ -143,9 +144,9 @@ class McpServer:
         return f"; its stderr ends: {text[-limit:]}" if text else ""
 
     def _run(self, coroutine: Coroutine[Any, Any, Any], timeout: float) -> Any:
-        if not self._thread.is_alive():
+        if not self.running:
             coroutine.close()
-            raise McpError(f"MCP server {self.label} has stopped: {self._failed}")
+            raise McpError(f"MCP server {self.label} has stopped: {self._failed or 'closed'}")
         future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
         try:
             return future.result(timeout=timeout)
@@ -157,7 +158,7 @@ class McpServer:
 
     @property
     def running(self) -> bool:
-        return self._thread.is_alive()
+        return self._thread.is_alive() and self._failed is None
 
     def mcp_name(self, name: str) -> str:
         """The MCP name of a tool called by its chat-API name."""
@@ -172,7 +173,11 @@ class McpServer:
             result = self._run(self._client.call_tool(self.mcp_name(name), arguments), CALL_TIMEOUT)
         except McpError:
             raise
-        except Exception as exc:  # a protocol error of that call (unknown tool, invalid params)
+        except Exception as exc:
+            if getattr(exc, "code", None) == CONNECTION_CLOSED:  # the server is gone: no result to give
+                self._failed = "the connection closed"
+                raise McpError(f"MCP server {self.label} has stopped: {_reason(exc)}{self._stderr_tail()}") from None
+            # A protocol error of that call (unknown tool, invalid params): a result the model sees.
             return {"content": f"error: {_reason(exc)}", "is_error": True}
         return {"content": result_text(result), "is_error": bool(result.is_error)}
 

@@ -149,6 +149,14 @@ def test_a_real_server_runs_the_dialogue_and_replay_reproduces_it(pytester: pyte
         assert {k: s[key] for k, s in again.items()} == {k: s[key] for k, s in first.items()}, key
     assert all(s["from_store"] for s in again.values())
 
+    # --lf: the failed case again, its answers and the server's results from the store (the server's
+    # clock has moved on since, so a fresh call would give another result and another request).
+    last_failed = run(pytester, server.base_url, "-n", "0", "--lf", "--toolcall-report=lf.json")
+    last_failed.assert_outcomes(failed=1)
+    rerun = samples(pytester, "lf.json")
+    assert set(rerun) == {"wrong_zone"} and rerun["wrong_zone"]["transcript"] == first["wrong_zone"]["transcript"]
+    assert rerun["wrong_zone"]["reason"] == first["wrong_zone"]["reason"]
+
 
 # ---- a server written with the SDK ------------------------------------------------------------------
 

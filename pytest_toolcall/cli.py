@@ -18,9 +18,13 @@ import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pytest_toolcall import __version__
 from pytest_toolcall.core.blocks import BlockError
+
+if TYPE_CHECKING:
+    from pytest_toolcall.results.run_result import RunResult
 
 BAD_INPUT = 2
 
@@ -135,16 +139,14 @@ def _merge_junit(args: argparse.Namespace) -> int:
 
 
 def _gate(args: argparse.Namespace) -> int:
-    """The in-run gate (``ToolcallRun.gate``) on a report: thresholds, regressions against a baseline,
-    completeness; the same messages, the same line, the same exit status."""
-    from types import SimpleNamespace
-
-    from pytest_toolcall.results import gate, summary
+    """The run's own gate (``results.gate.decide``) on a report: thresholds, regressions against a
+    baseline, completeness; the same messages, the same line, the same exit status."""
+    from pytest_toolcall.results import gate
 
     if not args.fail_under and args.fail_on_regression is None:
         raise CliError("nothing to gate on: give --fail-under and/or --fail-on-regression")
     try:
-        thresholds = gate.parse_thresholds(args.fail_under) if args.fail_under else []
+        thresholds = tuple(gate.parse_thresholds(args.fail_under)) if args.fail_under else ()
     except ValueError as exc:
         raise CliError(f"--fail-under: {exc}") from None
     if args.max_errors < 0:
@@ -159,47 +161,28 @@ def _gate(args: argparse.Namespace) -> int:
             raise CliError(
                 f"--fail-on-regression: ALPHA is a significance level between 0 and 1, got {args.fail_on_regression!r}"
             )
-    document = _read(args.report)
-    run, samples = document["run"], document["samples"]
-    errors = gate.report_errors(samples, list(run.get("data_problems") or []))
-    shortfalls = gate.evaluate(
-        thresholds, document["metrics"], errors, args.max_errors, gate_on=args.gate_on, gate_value=args.gate_value
-    )
-    if alpha is not None:
-        comparison = _comparison(args, document)
-        shortfalls += gate.regressions(comparison, alpha, [t.metric for t in thresholds])
-    shortfalls += gate.completeness(
-        selected=int(run.get("selected") or 0),
-        not_run=int(run.get("not_run") or 0),
-        budget_skipped=int(run.get("not_asked") or 0),
-        ordinary_failed=len(run.get("ordinary_failed") or []),
-        interrupted=bool(run.get("interrupted")),
-    )
-    if shortfalls:
-        print("toolcall gate FAILED: " + "; ".join(shortfalls))
-        return 1
-    note = summary.gate_passed_note(
-        SimpleNamespace(thresholds=thresholds, settings=SimpleNamespace(fail_on_regression=alpha))
-    )
-    print(f"toolcall gate passed ({gate.failed_items(samples)} item(s) failed, {note})")
-    return 0
+    options = gate.GateOptions(thresholds, args.max_errors, args.gate_on, args.gate_value, alpha)
+    result = _result(args, _read(args.report), compare=alpha is not None)
+    verdict = gate.decide(result, options)
+    print(verdict.line)
+    return 1 if gate.exit_failed(verdict, result) else 0
 
 
-def _comparison(args: argparse.Namespace, document: dict) -> dict | None:
-    """The report's comparison: recomputed against ``--baseline`` when given, else the one it holds."""
-    if args.baseline is None:
-        return document.get("comparison")
-    from pytest_toolcall.results.aggregate import aggregate
-    from pytest_toolcall.results.baseline import BaselineError, compare_run, load_baseline
+def _result(args: argparse.Namespace, document: dict, compare: bool) -> RunResult:
+    """The report's result; with ``compare`` and ``--baseline``, compared anew with that baseline
+    (else the report's own comparison stands)."""
+    from pytest_toolcall.results.baseline import BaselineError, load_baseline
     from pytest_toolcall.results.merge import ReportError, rebuild_benchmarks
+    from pytest_toolcall.results.run_result import RunResult
 
+    if not compare or args.baseline is None:
+        return RunResult.of_report(document)
     try:
         baseline = load_baseline(args.baseline)
         benchmarks = rebuild_benchmarks(args.report, document["run"])
     except (BaselineError, ReportError) as exc:
         raise CliError(str(exc)) from None
-    metrics = aggregate(benchmarks, document["samples"])
-    return compare_run(baseline, document["run"], document["samples"], metrics, benchmarks)
+    return RunResult.of_report(document, benchmarks=benchmarks, baseline=baseline)
 
 
 def _html(args: argparse.Namespace) -> int:

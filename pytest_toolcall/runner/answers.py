@@ -24,6 +24,7 @@ from pytest_toolcall.model.oracle import OracleModel
 from pytest_toolcall.model.prefetch import DoneJob, Job, Prefetcher, RequestsJob, RunOrder, ThreadJob
 from pytest_toolcall.model.store import CachedModel, ResponseStore, StoreError, exchange_key
 from pytest_toolcall.results.usage import Budget
+from pytest_toolcall.runner import compat
 from pytest_toolcall.runner.collect import CATALOG, Catalog, unit_of
 from pytest_toolcall.runner.items import HAND_OVER
 
@@ -54,7 +55,7 @@ class Answers:
         self.budget: Budget | None = None
         if settings.budget is not None and settings.price is not None:
             # Each xdist worker spends from its own share: together they never pass the limit.
-            workers = int(getattr(config, "workerinput", {}).get("workercount", 1) or 1)
+            workers = int(compat.worker_input(config).get("workercount", 1) or 1)
             self.budget = Budget(settings.budget / workers, settings.price)
 
     @property
@@ -111,7 +112,7 @@ class Answers:
     def client_address(self) -> str:
         """The run's client process: on an xdist worker the controller's (unless this worker could
         not reach it), else this process's."""
-        controller = getattr(self.config, "workerinput", {}).get(sdk_process.WORKER_INPUT)
+        controller = compat.worker_input(self.config).get(sdk_process.WORKER_INPUT)
         return sdk_process.client_address() if controller is None or self._own_client else controller
 
     def _gateway(self, model_settings: ModelSettings) -> sdk_process.GatewayModel:

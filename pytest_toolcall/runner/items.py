@@ -1,6 +1,6 @@
 """The test function of every benchmark item. Setup fetches, the benchmark's scorer asserts.
 
-Setup asks the model (``ToolcallRun.pytest_runtest_setup``, after the item's fixtures): a request
+Setup asks the model (``recording.ItemProtocol.pytest_runtest_setup``, after the item's fixtures): a request
 that never gets an answer makes the item an *error*. The call phase scores: a wrong answer makes it
 a *failure*, with the scorer's reason in the message.
 """

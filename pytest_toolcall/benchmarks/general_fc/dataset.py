@@ -21,7 +21,8 @@ from typing import Any, BinaryIO
 
 from pytest_toolcall.core import jsonl
 from pytest_toolcall.core.benchmark import DataError
-from pytest_toolcall.native.schemas import _check_schema, json_text, json_type, schema_problem
+from pytest_toolcall.core.jsonl import json_type
+from pytest_toolcall.native.schemas import _check_schema, json_text, schema_problem
 
 __all__ = ["GeneralFCSample", "LineRef", "_check_schema", "index_file", "load_file", "schema_problem", "tool_warnings"]
 

@@ -16,12 +16,16 @@ import dataclasses
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_toolcall.core.benchmark import Benchmark, Dialogue, Loaded, Models, Plan, Requests, Skip, Unit, Verdict
 from pytest_toolcall.core.types import ChatRequest, Model
+
+if TYPE_CHECKING:
+    from pytest_toolcall.benchmarks.cases.mcp_servers import ServerPool
+    from pytest_toolcall.core.settings import Settings
 
 #: The same as ``format.SUFFIXES`` (not imported from there: that imports YAML).
 SUFFIXES = (".toolcall.yaml", ".toolcall.yml", ".toolcall.jsonl")
@@ -34,11 +38,11 @@ class Cases(Benchmark):
     fixtures = "pytest_toolcall.benchmarks.cases.fixtures"
     counted_fixtures = ("toolcall_chat",)
 
-    def __init__(self, settings: Any) -> None:
+    def __init__(self, settings: Settings) -> None:
         super().__init__(settings)
-        self._servers: Any = None  # the MCP servers of the case files, started as files are collected
+        self._servers: ServerPool | None = None  # the MCP servers of the case files, started as files are collected
 
-    def servers(self) -> Any:
+    def servers(self) -> ServerPool:
         from pytest_toolcall.benchmarks.cases.mcp_servers import ServerPool
 
         if self._servers is None:

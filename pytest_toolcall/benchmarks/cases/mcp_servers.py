@@ -88,7 +88,11 @@ class McpServer:
             raise
         #: The server's tools as listed (MCP names, descriptions, input schemas): what the store keeps.
         self.listed: list[dict[str, Any]] = listed
-        self.tools, self.names = tools_of(listed, spec.get("tools"), self.label)
+        try:
+            self.tools, self.names = tools_of(listed, spec.get("tools"), self.label)
+        except McpError:  # a tool to keep that the server does not have
+            self.close()
+            raise
 
     # --- the connection's thread ---------------------------------------------------------------
 

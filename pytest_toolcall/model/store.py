@@ -45,6 +45,14 @@ def request_key(model: str, base_url: str | None, request: ChatRequest, sampling
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def exchange_key(asker: str, kind: str, request: Any, occurrence: int) -> str:
+    """The key of an exchange with an environment: who asked, what, and the how-manieth time that
+    same request was made in the unit (a tool called twice with the same arguments may answer anew)."""
+    payload = {"asked_by": asker, "kind": kind, "request": request, "occurrence": occurrence}
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), default=repr)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 class StoreError(Exception):
     """A store that cannot be used: one line naming the file and what to do."""
 
@@ -167,6 +175,11 @@ class ResponseStore:
             )
             # Seconds each unit took when last asked fresh: weights for cutting shards.
             db.execute("CREATE TABLE IF NOT EXISTS unit_costs (nodeid TEXT PRIMARY KEY, seconds REAL NOT NULL)")
+            # What environments outside the model answered (an MCP server's tool list and results).
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS exchanges "
+                "(key TEXT PRIMARY KEY, kind TEXT NOT NULL, stored_at REAL NOT NULL, value TEXT NOT NULL)"
+            )
             db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         if columns or create:  # reads a page of the table: a truncated file fails here, not mid-run
             db.execute("SELECT count(*) FROM (SELECT key FROM responses LIMIT 1)").fetchone()
@@ -202,6 +215,29 @@ class ResponseStore:
             with self._lock:
                 self.not_kept += 1
                 self.write_problem = self.write_problem or str(exc)
+
+    def get_exchange(self, key: str) -> tuple[bool, Any]:
+        """(found, value) of a kept exchange (``exchange_key``)."""
+        if self._db is None:
+            return False, None
+        try:
+            with self._lock:
+                row = self._db.execute("SELECT value FROM exchanges WHERE key = ?", (key,)).fetchone()
+            return (True, json.loads(row[0])) if row is not None else (False, None)
+        except (sqlite3.DatabaseError, ValueError):  # a store without the table (older, read-only), or damaged
+            return False, None
+
+    def put_exchange(self, key: str, kind: str, value: Any) -> None:
+        if self._db is None or not self.writable:
+            return
+        try:
+            with self._lock:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO exchanges (key, kind, stored_at, value) VALUES (?, ?, ?, ?)",
+                    (key, kind, time.time(), json.dumps(value)),
+                )
+        except sqlite3.DatabaseError:
+            pass  # like ``put``: only the reuse by a later run is lost
 
     def unit_costs(self) -> dict[str, float]:
         """Seconds per unit, as recorded; rows of another type (a text where seconds belong, written by
@@ -298,6 +334,11 @@ def merge_stores(sources: list[Path], target: Path) -> int:
                     if "unit_costs" in tables:
                         db.execute(
                             f"INSERT OR IGNORE INTO unit_costs SELECT nodeid, seconds FROM source{number}.unit_costs"
+                        )
+                    if "exchanges" in tables:
+                        db.execute(
+                            "INSERT OR IGNORE INTO exchanges SELECT key, kind, stored_at, value "
+                            f"FROM source{number}.exchanges"
                         )
                     db.execute("COMMIT")
                 finally:

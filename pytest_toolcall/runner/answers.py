@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import os
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,7 @@ from pytest_toolcall.core.types import ChatRequest, ChatResponse, FatalRequestEr
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.model.oracle import OracleModel
 from pytest_toolcall.model.prefetch import DoneJob, Job, Prefetcher, RequestsJob, RunOrder, ThreadJob
-from pytest_toolcall.model.store import CachedModel, ResponseStore, StoreError
+from pytest_toolcall.model.store import CachedModel, ResponseStore, StoreError, exchange_key
 from pytest_toolcall.results.usage import Budget
 from pytest_toolcall.runner import compat
 from pytest_toolcall.runner.collect import CATALOG, Catalog, unit_of
@@ -312,6 +314,7 @@ class UnitModels:
         self._views: dict[tuple[str, str | None, str], UnitModel] = {}
         #: Every request the unit sent (or got from the store), in order.
         self.answers: list[Future[ChatResponse]] = []
+        self._occurrences: dict[str, int] = {}
 
     @property
     def oracle(self) -> bool:
@@ -330,6 +333,26 @@ class UnitModels:
         if key not in self._views:
             self._views[key] = UnitModel(self._run.named(name, base_url, api_key_env), self._unit.asker, self.answers)
         return self._views[key]
+
+    def exchange(self, kind: str, request: Any, perform: Callable[[], Any]) -> Any:
+        """An environment's answer, through the run's store (``Models.exchange``); the oracle's runs
+        keep nothing, like its answers."""
+        if self._run.oracle:
+            return perform()
+        same = json.dumps([kind, request], sort_keys=True, default=repr)
+        occurrence = self._occurrences[same] = self._occurrences.get(same, 0) + 1
+        store = self._run.store()
+        key = exchange_key(self._unit.asker, kind, request, occurrence)
+        if store is not None:
+            found, value = store.get_exchange(key)
+            if found:
+                return value
+        if self._run.settings.cache_mode == "replay":
+            raise RequestError(f"replay mode: no stored {kind} answer for {json.dumps(request, default=repr)[:200]}")
+        value = perform()
+        if store is not None and self._run.settings.cache_mode == "read-write":
+            store.put_exchange(key, kind, value)
+        return value
 
     def usage(self) -> tuple[dict[str, Any] | None, bool]:
         """(the sample's ``usage``, ``from_store``): token sums and one entry per answered request."""

@@ -86,5 +86,8 @@ class ItemProtocol:
             worker_output = getattr(self.run.config, "workeroutput", None)
             if worker_output is not None:  # (summed on the controller: ``distributing.py``)
                 worker_output[STORE_LOST] = self.run.store_lost
+        if collect.CATALOG in self.run.config.stash:  # what benchmarks started (MCP servers) stops too
+            for benchmark in self.run.config.stash[collect.CATALOG].benchmarks.values():
+                benchmark.close()
         sdk_process.stop_client()  # (under xdist, once every worker has finished)
         return (yield)

@@ -21,6 +21,7 @@ from pytest_toolcall.core.registry import is_benchmark_nodeid
 from pytest_toolcall.core.settings import Settings
 from pytest_toolcall.results.aggregate import aggregate, report_document, run_usage
 from pytest_toolcall.results.report_reader import ReportError, read_report
+from pytest_toolcall.results.run_result import RunResult
 from pytest_toolcall.runner.shards import selection_of
 
 __all__ = ["ReportError", "merge_junit", "merge_reports", "read_report", "rebuild_benchmarks"]
@@ -245,12 +246,10 @@ def merge_junit(paths: list[Path], report: tuple[Path, dict[str, Any]] | None = 
     )
     if report is not None:
         path, document = report
-        benchmarks = rebuild_benchmarks(path, document["run"])
+        result = RunResult.of_report(document, benchmarks=rebuild_benchmarks(path, document["run"]))
         properties = ElementTree.SubElement(merged_suite, "properties")
-        for name, blocks in aggregate(benchmarks, document["samples"]).items():
-            for block_name, block in blocks.items():
-                for prop, value in benchmarks[name].suite_properties(block_name, block):
-                    ElementTree.SubElement(properties, "property", {"name": prop, "value": junit_value(value)})
+        for prop, value in result.suite_properties():  # as a run adds them (runner/junit.py)
+            ElementTree.SubElement(properties, "property", {"name": prop, "value": junit_value(value)})
     merged_suite.extend(cases)
     root = ElementTree.Element("testsuites", {"name": "pytest tests"})
     root.append(merged_suite)

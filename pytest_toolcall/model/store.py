@@ -173,8 +173,6 @@ class ResponseStore:
                 "CREATE TABLE IF NOT EXISTS responses "
                 "(key TEXT PRIMARY KEY, model TEXT NOT NULL, stored_at REAL NOT NULL, response TEXT NOT NULL)"
             )
-            # Seconds each unit took when last asked fresh: weights for cutting shards.
-            db.execute("CREATE TABLE IF NOT EXISTS unit_costs (nodeid TEXT PRIMARY KEY, seconds REAL NOT NULL)")
             # What environments outside the model answered (an MCP server's tool list and results).
             db.execute(
                 "CREATE TABLE IF NOT EXISTS exchanges "
@@ -239,34 +237,6 @@ class ResponseStore:
         except sqlite3.DatabaseError:
             pass  # like ``put``: only the reuse by a later run is lost
 
-    def unit_costs(self) -> dict[str, float]:
-        """Seconds per unit, as recorded; rows of another type (a text where seconds belong, written by
-        something else) are left out: they are weights for cutting shards, never a reason to stop."""
-        if self._db is None:
-            return {}
-        try:
-            with self._lock:
-                rows = self._db.execute(
-                    "SELECT nodeid, seconds FROM unit_costs "
-                    "WHERE typeof(nodeid) = 'text' AND typeof(seconds) IN ('real', 'integer')"
-                ).fetchall()
-        except sqlite3.DatabaseError:  # a store without the table (read-only, older), or damaged since
-            return {}
-        return {nodeid: float(seconds) for nodeid, seconds in rows if 0 <= seconds < 1e9}
-
-    def put_unit_costs(self, costs: dict[str, float]) -> None:
-        if self._db is None or not self.writable:
-            return
-        with self._lock:
-            try:
-                self._db.execute("BEGIN")
-                self._db.executemany("INSERT OR REPLACE INTO unit_costs (nodeid, seconds) VALUES (?, ?)", costs.items())
-                self._db.execute("COMMIT")
-            except sqlite3.DatabaseError as exc:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise StoreError(f"{self.path}: unit costs not kept ({exc})") from None
-
     def close(self) -> None:
         with self._lock:
             if self._db is not None:
@@ -287,16 +257,6 @@ def store_shape_problem(db: sqlite3.Connection) -> str:
     ).fetchone()[0]
     if odd:
         return f"{odd} row(s) of responses with a value of the wrong type"
-    costs = {row[1] for row in db.execute("PRAGMA table_info(unit_costs)")}
-    if costs and not {"nodeid", "seconds"} <= costs:
-        return f"a unit_costs table of another shape (columns {', '.join(sorted(costs))})"
-    if costs:
-        odd = db.execute(
-            "SELECT count(*) FROM unit_costs "
-            "WHERE typeof(nodeid) != 'text' OR typeof(seconds) NOT IN ('real', 'integer')"
-        ).fetchone()[0]
-        if odd:
-            return f"{odd} row(s) of unit_costs whose seconds are not a number"
     return ""
 
 
@@ -310,7 +270,7 @@ _CONNECT: dict[str, Any] = {"timeout": 30, "check_same_thread": False, "isolatio
 
 
 def merge_stores(sources: list[Path], target: Path) -> int:
-    """Copy every response and unit cost of ``sources`` into the store at ``target`` (created if
+    """Copy every response and recorded exchange of ``sources`` into the store at ``target`` (created if
     needed); a key already there, or met in an earlier source, keeps its first response. Returns the
     number of responses copied."""
     store = ResponseStore(target)
@@ -331,10 +291,6 @@ def merge_stores(sources: list[Path], target: Path) -> int:
                     tables = {
                         r[0] for r in db.execute(f"SELECT name FROM source{number}.sqlite_master WHERE type='table'")
                     }
-                    if "unit_costs" in tables:
-                        db.execute(
-                            f"INSERT OR IGNORE INTO unit_costs SELECT nodeid, seconds FROM source{number}.unit_costs"
-                        )
                     if "exchanges" in tables:
                         db.execute(
                             "INSERT OR IGNORE INTO exchanges SELECT key, kind, stored_at, value "

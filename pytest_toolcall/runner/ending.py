@@ -13,7 +13,6 @@ import pytest
 from pytest_toolcall import __version__
 from pytest_toolcall.core.blocks import BlockError
 from pytest_toolcall.core.settings import redact_url
-from pytest_toolcall.model.store import StoreError
 from pytest_toolcall.results import gate, github, report, summary
 from pytest_toolcall.results.run_result import RunResult
 from pytest_toolcall.runner import shards
@@ -58,7 +57,6 @@ class RunEnd:
         except BlockError as exc:  # a benchmark's bug: one line, not a traceback, and no report
             pytest.exit(str(exc), returncode=pytest.ExitCode.INTERNAL_ERROR)
         self.result = run.config.stash[RESULT] = result
-        self.keep_unit_costs(samples)
         if s.report or s.html:
             document = result.document()
             if s.report:
@@ -88,26 +86,6 @@ class RunEnd:
                 record = {**unit.identity(), **record} if unit is not None else {**record, "benchmark": None}
             samples.append(record)
         return samples
-
-    def keep_unit_costs(self, samples: list[dict[str, Any]]) -> None:
-        """Each unit's latency, for cutting the next run's shards by cost (written here, at the
-        end, so that xdist workers collecting meanwhile all read the same costs)."""
-        costs = {r["nodeid"]: float(r["latency_s"]) for r in samples if (r.get("latency_s") or 0) > 0}
-        if not costs or self.run.settings.cache_mode not in ("read-write",):
-            return
-        folder = self.run.work.store_dir()
-        if folder is not None:
-            from pytest_toolcall.model.store import ResponseStore
-            from pytest_toolcall.runner.answers import STORE_FILE
-
-            try:  # a store that cannot be written (a full disk) loses the costs, not the run's outputs
-                store = ResponseStore(folder / STORE_FILE)  # the run's own is closed by now
-                try:
-                    store.put_unit_costs(costs)
-                finally:
-                    store.close()
-            except StoreError as exc:
-                self.run.store_problems.append(str(exc))
 
     def run_section(self, interrupted: bool) -> dict[str, Any]:
         """The report's ``run``: what ran, and everything the gate judges besides the metrics, so
@@ -173,5 +151,3 @@ class RunEnd:
                 "they were scored, but a later run asks for them again",
                 yellow=True,
             )
-        for problem in self.run.store_problems:
-            tr.write_line(f"toolcall: response store: {problem}", yellow=True)

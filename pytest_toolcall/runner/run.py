@@ -74,9 +74,8 @@ class Run:
         self.data_problems: list[str] = []  # node ids of the data that could not be loaded
         self.output_failures: list[str] = []  # outputs that could not be written at the end
         #: Answers the store could not keep (summed over every process of the run) and why the first
-        #: could not; other store writes that failed at the end.
+        #: could not.
         self.store_lost: list[Any] = [0, ""]
-        self.store_problems: list[str] = []
         #: What was selected before sharding (known where items are collected; xdist workers send it).
         self.selection: shards.Selection | None = None
         #: Node ids of the session's other tests (and collectors) that failed: a gate never passes them.

@@ -406,4 +406,3 @@ def _chat_message(message: Any) -> dict[str, Any]:
             {"name": c.name, "arguments": c.arguments, "outcome": c.outcome, "result": c.result} for c in message.calls
         ]
     return entry
-

@@ -143,7 +143,7 @@ def kinds(domain, task, index):
         yield "no_communicate", lambda: trajectory(domain, writes, "Done."), "user_stop"
         yield (
             "communicate_commas",
-            trajectory(domain, writes, ", ".join(criteria.communicate_info).upper()),
+            lambda: trajectory(domain, writes, ", ".join(criteria.communicate_info).upper()),
             "user_stop",
         )
     if writes:
@@ -195,11 +195,16 @@ def main():
     (OUT / f"info_{domain}.json").write_text(info(domain).model_dump_json())
     lines = open(OUT / f"sims_{NAME}.jsonl", "a", encoding="utf-8")
     mine = [(index, task) for index, task in enumerate(tasks) if index % int(PARTS) == int(PART)]
+    done = set()
+    if (OUT / f"sims_{NAME}.jsonl").exists():  # a run resumed: what it graded stays
+        done = {json.loads(line)["simulation"]["id"] for line in (OUT / f"sims_{NAME}.jsonl").open(encoding="utf-8")}
     phases = [("gold",), ("writes_only",), None]
     for phase in phases:
         for index, task in mine:
             for kind, build, reason in kinds(domain, task, index):
                 if phase is not None and kind not in phase or phase is None and kind in ("gold", "writes_only"):
+                    continue
+                if f"{domain}-{task.id}-{kind}" in done:
                     continue
                 messages = build()
                 sim = SimulationRun(

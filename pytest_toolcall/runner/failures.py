@@ -21,7 +21,7 @@ except ImportError:  # pragma: no cover - without them pytest's own presentation
     ReprFileLocation = None  # type: ignore[assignment,misc]
 
 
-class VerdictFailure(pytest.fail.Exception):  # type: ignore[misc,name-defined]
+class VerdictFailure(pytest.fail.Exception):  # type: ignore[name-defined]
     """The scorer's verdict failed the item. A unit whose reference answer is known to fail is an
     expected failure of exactly this, never of a request that got no answer (still an error)."""
 

@@ -315,11 +315,11 @@ class ToolcallRun:
         try:
             result = yield
         except BaseException:
-            if final_xml is not None and os.path.exists(xml.logfile):
+            if xml is not None and final_xml is not None and os.path.exists(xml.logfile):
                 os.remove(xml.logfile)  # perhaps half written: never move it into place
             raise
         finally:
-            if final_xml is not None:
+            if xml is not None and final_xml is not None:
                 temporary, xml.logfile = xml.logfile, final_xml
         if final_xml is not None and temporary != os.devnull and os.path.exists(temporary):
             os.replace(temporary, final_xml)
@@ -629,6 +629,7 @@ def check_outputs(config: pytest.Config, settings: Settings) -> None:
         raise pytest.UsageError("--toolcall-report, --toolcall-html and --junitxml must name different files")
 
 
+JUNIT_KEY: pytest.StashKey[Any] | None
 try:  # where pytest keeps its JUnit writer (private API: without it, no suite properties or classnames)
     from _pytest.junitxml import xml_key as JUNIT_KEY
 except ImportError:

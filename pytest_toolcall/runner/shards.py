@@ -75,7 +75,7 @@ def weights(
     for item in items:
         unit = getattr(getattr(item, "callspec", None), "params", {}).get("toolcall_unit")
         benchmark = benchmarks.get(unit.benchmark) if isinstance(unit, Unit) else None
-        expected[item.nodeid] = float(benchmark.expected_cost(unit)) if benchmark is not None else 1.0
+        expected[item.nodeid] = float(benchmark.expected_cost(unit)) if benchmark is not None and unit else 1.0
     known = sorted(n for n in expected if recorded.get(n, 0) > 0)
     # Seconds per unit of expected cost, from the units that ran before (sorted: same sum everywhere).
     scale = sum(recorded[n] for n in known) / sum(expected[n] for n in known) if known else 1.0
@@ -108,7 +108,8 @@ def cut(
     """(kept, deselected, plan digest) of shard ``shard`` = (K, N)."""
     index, count = shard
     assignment = assign(weights(items, benchmarks, recorded), count)
-    kept, dropped = [], []
+    kept: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
     for item in items:
         (kept if assignment[group_key(item.nodeid)] == index else dropped).append(item)
     plan = digest(f"{assignment[key]}\t{key}" for key in sorted(assignment))

@@ -226,12 +226,12 @@ class Generator:
         minimum = schema.get("minProperties", 0)
         counter = 0
         while len(result) < minimum:
-            name = next(extra, None)
-            if name is None:
+            listed = next(extra, None)
+            if listed is None:
                 counter += 1
-                name = f"extra_{counter}"
                 if counter > _MAX_ITEMS:
                     raise Unsatisfiable("minProperties too large")
+            name = f"extra_{counter}" if listed is None else listed
             result[name] = self.value(self._property_schema(schema, name), 0, depth + 1)
         return result
 
@@ -294,7 +294,8 @@ def _string(schema: dict[str, Any], variant: int) -> str:
     low, high = schema.get("minLength", 0), schema.get("maxLength", math.inf)
     pattern = schema.get("pattern") if isinstance(schema.get("pattern"), str) else None
     bases = _pattern_strings(pattern, low) if pattern is not None else []
-    bases.append(_FORMATS.get(schema.get("format"), "example"))
+    named_format: Any = schema.get("format")  # any JSON value; only the names of _FORMATS mean something
+    bases.append(_FORMATS.get(named_format, "example"))
     for base in bases:
         for text in [base + str(variant), base] if variant else [base]:
             if len(text) < low:

@@ -170,8 +170,9 @@ def _validate_call(tools: list[dict[str, Any]], call: dict[str, Any], number: in
         return Failure(MISSING_PARAMETERS, f"{where}: tool {name!r} has {state}, no call to it can validate")
     compiled = compile_schema(function["parameters"])
     if compiled.problem:
-        problem = f"the tool's parameters are not a valid JSON Schema: {compiled.problem}"
-        return Failure(INVALID_SCHEMA, f"{where}: {problem}")
+        return Failure(
+            INVALID_SCHEMA, f"{where}: the tool's parameters are not a valid JSON Schema: {compiled.problem}"
+        )
     arguments = call.get("arguments")
     if isinstance(arguments, str) and len(arguments) <= _MEMO_TEXT:
         key = (compiled, arguments)

@@ -185,7 +185,7 @@ class Settings:
     #: ``--toolcall-shard K/N`` as (K, N), or None.
     shard: tuple[int, int] | None = None
     #: ``--toolcall-model`` typed on the command line with no path argument: the run collects only
-    #: the benchmark items (DESIGN "Activation and collection"), whatever the ini file's testpaths.
+    #: the benchmark items (docs/contract.md, "Activation and collection"), whatever the ini file's testpaths.
     benchmark_items_only: bool = False
 
     def option(self, name: str) -> str | None:

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 if TYPE_CHECKING:
     from _typeshed import SupportsRichComparison
 
-#: The normal quantile of a two-sided 95 % interval, as the design fixes it.
+#: The normal quantile of a two-sided 95 % interval (docs/contract.md, "Intervals").
 Z95 = 1.96
 #: Bootstrap resamples unless told otherwise.
 RESAMPLES = 2000

@@ -285,13 +285,29 @@ class CachedModel:
             future.set_exception(RequestError("replay mode: no stored response for this request"))
             return future
         future = self.model.submit(request)
-        if self.mode == "read-write":
-            future.add_done_callback(lambda done: self._keep(key, done))
-        return future
+        if self.mode != "read-write":
+            return future
+        # The caller sees the answer only once it is stored: a scorer that is slow (or interrupted)
+        # never costs the request, whatever the threads do meanwhile.
+        stored: Future[ChatResponse] = Future()
+        stored.add_done_callback(lambda done: future.cancel() if done.cancelled() else None)
+        future.add_done_callback(lambda done: self._keep(key, done, stored))
+        return stored
 
-    def _keep(self, key: str, done: Future[ChatResponse]) -> None:
-        if not done.cancelled() and done.exception() is None:
-            self.store.put(key, self.name, done.result())
+    def _keep(self, key: str, done: Future[ChatResponse], stored: Future[ChatResponse]) -> None:
+        if done.cancelled():
+            stored.cancel()
+            return
+        error = done.exception()
+        try:
+            if error is None:
+                self.store.put(key, self.name, done.result())
+        finally:
+            if not stored.cancelled():
+                if error is None:
+                    stored.set_result(done.result())
+                else:
+                    stored.set_exception(error)
 
     def close(self) -> None:
         if self.model is not None:

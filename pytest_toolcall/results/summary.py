@@ -1,6 +1,6 @@
 """Terminal lines shared by every run: usage, the comparison with a baseline, the gate's verdict.
 
-(The tables of metrics blocks are the benchmarks' own: ``core.tables``.)"""
+(Each benchmark renders its own metrics blocks, by default with ``core.tables``.)"""
 
 from __future__ import annotations
 

@@ -24,8 +24,9 @@ import jsonschema
 import yaml
 from jsonschema.exceptions import best_match
 
-from pytest_toolcall.benchmarks.general_fc.dataset import schema_problem
+from pytest_toolcall.core import jsonl
 from pytest_toolcall.core.text import clip
+from pytest_toolcall.native.schemas import schema_problem
 
 SUFFIXES = (".toolcall.yaml", ".toolcall.yml", ".toolcall.jsonl")
 EXPECT_KINDS = ("no_call", "should_call_tool", "calls", "any_of")
@@ -249,14 +250,12 @@ def _read_jsonl(name: str, text: str) -> tuple[Any, _Lines]:
     """One case per non-blank line; no defaults."""
     cases: list[Any] = []
     lines = _Lines()
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for line in jsonl.lines(jsonl.pieces(text.encode("utf-8", "surrogatepass"))):
         try:
-            cases.append(json.loads(line, object_pairs_hook=_no_duplicates))
+            cases.append(json.loads(line.text, object_pairs_hook=_no_duplicates))
         except (ValueError, RecursionError) as exc:
-            raise CaseFileError(name, number, f"invalid JSON: {exc}") from None
-        lines.cases.append(number)
+            raise CaseFileError(name, line.number, f"invalid JSON: {exc}") from None
+        lines.cases.append(line.number)
     if not cases:
         raise CaseFileError(name, 1, "the file has no case")
     return {"cases": cases}, lines

@@ -16,17 +16,10 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_toolcall.benchmarks.general_fc.scoring import (
-    JSON_DECODE,
-    SCHEMA_ERROR,
-    UNKNOWN_TOOL,
-    compile_schema,
-    validate_tool_calls,
-)
+from pytest_toolcall.core import patterns
 from pytest_toolcall.core.failure_kinds import (
     EXTRA_CALL,
     INVALID_JSON,
@@ -42,6 +35,8 @@ from pytest_toolcall.core.failure_kinds import (
     has_tool_markup,
 )
 from pytest_toolcall.core.text import clip
+from pytest_toolcall.native.schemas import compile_schema
+from pytest_toolcall.native.validation import JSON_DECODE, SCHEMA_ERROR, UNKNOWN_TOOL, validate_tool_calls
 
 DEFAULT_TOLERANCE = 1e-6  # for {$approx: x} without $tol
 
@@ -327,8 +322,13 @@ def _matcher_problem(matcher: dict[str, Any], actual: Any) -> str:
         return ""
     if "$regex" in matcher:
         pattern = matcher["$regex"]
-        if isinstance(actual, str) and re.fullmatch(pattern, actual) is not None:
-            return ""
+        if not isinstance(actual, str):
+            return f"expected a string matching {pattern!r}"
+        try:  # the text is the model's: matched in bounded time (re's verdicts), see core/patterns.py
+            if patterns.fullmatch(pattern, actual):
+                return ""
+        except patterns.PatternTimeout:
+            return f"expected a string matching {pattern!r} (not decided within {patterns.FALLBACK_SECONDS:g}s)"
         return f"expected a string matching {pattern!r}"
     if "$one_of" in matcher:
         options = matcher["$one_of"]

@@ -2,8 +2,8 @@
 
 The first ``any_of`` alternative is answered; ``no_call`` and ``should_call_tool: false`` get text;
 ``should_call_tool: true`` gets a call whose arguments are generated from a tool's JSON Schema (the
-general_fc oracle's generator). Matchers become a value that satisfies them: the first ``$one_of``, the
-``$approx`` value, a schema-valid value for ``$any`` and, for ``$regex``, a simple string built from
+shared generator of ``native/instances.py``). Matchers become a value that satisfies them: the first
+``$one_of``, the ``$approx`` value, a schema-valid value for ``$any`` and, for ``$regex``, a simple string built from
 the pattern that full-matches it. With ``allow_extra`` the required properties the case does not list
 are generated too, so that the answer stays valid against the tool's schema.
 
@@ -20,8 +20,9 @@ from typing import Any
 
 from pytest_toolcall.benchmarks.cases.format import Case
 from pytest_toolcall.benchmarks.cases.matching import is_matcher
-from pytest_toolcall.benchmarks.general_fc.oracle import Generator, Unsatisfiable, _pattern_strings
-from pytest_toolcall.benchmarks.general_fc.scoring import compile_schema, validate_tool_calls
+from pytest_toolcall.native.instances import Generator, Unsatisfiable, pattern_strings
+from pytest_toolcall.native.schemas import compile_schema
+from pytest_toolcall.native.validation import validate_tool_calls
 
 NO_TOOL_ANSWER = "No tool is needed for this request."
 
@@ -109,7 +110,7 @@ def _regex_string(pattern: str, schema: Any, path: str) -> str:
     """A short string that full-matches ``pattern``: one of the schema's enum values when one does,
     else one built from the pattern itself."""
     candidates = [v for v in (schema or {}).get("enum", []) if isinstance(v, str)] if isinstance(schema, dict) else []
-    candidates += _pattern_strings(pattern, 0)
+    candidates += pattern_strings(pattern, 0)
     for candidate in candidates:
         if re.fullmatch(pattern, candidate):
             return candidate

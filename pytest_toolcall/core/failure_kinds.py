@@ -19,6 +19,9 @@ EXTRA_CALL = "extra_call"
 WRONG_ORDER = "wrong_order"
 TRUNCATED = "truncated"
 TOOL_MARKUP_IN_TEXT = "tool_markup_in_text"
+#: Multi-step runs: the final text answer differs, or the step budget was spent before one came.
+WRONG_FINAL = "wrong_final"
+STEP_LIMIT = "step_limit"
 FAILURE_KINDS = (
     NO_CALL,
     UNEXPECTED_CALL,
@@ -31,6 +34,8 @@ FAILURE_KINDS = (
     WRONG_ORDER,
     TRUNCATED,
     TOOL_MARKUP_IN_TEXT,
+    WRONG_FINAL,
+    STEP_LIMIT,
 )
 
 

@@ -37,6 +37,7 @@ from concurrent.futures import Future, InvalidStateError
 from pathlib import Path
 from typing import IO, Any
 
+from pytest_toolcall.core.text import inert
 from pytest_toolcall.core.types import ChatRequest, ChatResponse, FatalRequestError, ModelSettings, RequestError
 
 #: The key of the client's socket address in xdist's ``workerinput``.
@@ -211,7 +212,8 @@ class GatewayModel:
                         _settle(future, ChatResponse(**message["response"]))
                 else:
                     kind = FatalRequestError if message.get("fatal") else RequestError
-                    self._fail(message["id"], kind(message["error"]))
+                    # The server's own words: made inert before any message or traceback quotes them.
+                    self._fail(message["id"], kind(inert(message["error"], 4000)))
         except (OSError, ValueError):
             pass  # the connection broke (a child killed mid-exchange): as for its end
         finally:

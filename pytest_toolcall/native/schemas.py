@@ -16,6 +16,7 @@ import jsonschema
 import referencing
 from jsonschema.exceptions import SchemaError
 
+from pytest_toolcall.core.jsonl import json_type
 from pytest_toolcall.core.patterns import bounded_validator
 from pytest_toolcall.core.text import clip
 
@@ -110,18 +111,6 @@ def describe_error(exc: jsonschema.ValidationError | SchemaError) -> str:
     if exc.absolute_path:
         return f"{message} (at {'/'.join(map(str, exc.absolute_path))})"
     return message
-
-
-def json_type(value: Any) -> str:
-    return {
-        dict: "an object",
-        list: "a list",
-        str: "a string",
-        bool: "a boolean",
-        int: "a number",
-        float: "a number",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)
 
 
 def json_text(value: Any, limit: int = 60) -> str:

@@ -313,20 +313,19 @@ def _raw(config: pytest.Config, option: Option, namespace: Any = None) -> Any:
     return option.default if value is None else value
 
 
-<<<<<<< HEAD
 def _given(raw: Mapping[str, str | None], name: str) -> str:
     """The text of an option that has a default (only a report's options could still leave it out)."""
     value = raw[name]
     if value is None:
         raise usage_error(name, "needs a value")
     return value
-=======
+
+
 #: Bounds of counts that multiply work: a typo (``--toolcall-repeat=100000000``) is a usage error at
 #: once, not a run that sits silent building a hundred million items.
 MAX_REPEAT = 1000
 MAX_CONCURRENCY = 1024
 MAX_RETRIES = 100
->>>>>>> main
 
 
 def usage_error(name: str, message: str) -> pytest.UsageError:

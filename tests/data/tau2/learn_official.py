@@ -199,7 +199,7 @@ def main():
     for phase in phases:
         for index, task in mine:
             for kind, build, reason in kinds(domain, task, index):
-                if phase is not None and kind not in phase or phase is None and kind in ("gold", "writes_only"):
+                if (phase is not None and kind not in phase) or (phase is None and kind in ("gold", "writes_only")):
                     continue
                 messages = build()
                 sim = SimulationRun(
@@ -247,8 +247,14 @@ def assemble(folder, domain, out):
             for t in both]
     task_models = {t.id: t for t in results.tasks}
     for s in two:
-        s.reward_info = evaluate_simulation(simulation=s, task=task_models[s.task_id], evaluation_type=EvaluationType.ALL,
-                                            solo_mode=False, domain=domain, strict_replay=False)
+        s.reward_info = evaluate_simulation(
+            simulation=s,
+            task=task_models[s.task_id],
+            evaluation_type=EvaluationType.ALL,
+            solo_mode=False,
+            domain=domain,
+            strict_replay=False,
+        )
     metrics = compute_metrics(Results(info=info(domain, 2), tasks=results.tasks, simulations=two))
     expected[f"{domain}/pass_hat_k"] = {"avg_reward": metrics.avg_reward, "pass_hat_ks": metrics.pass_hat_ks,
                                          "simulations": [s.id for s in two]}

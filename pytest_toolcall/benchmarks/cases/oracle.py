@@ -31,6 +31,11 @@ class OracleError(Exception):
     """The oracle cannot build an answer that passes the case."""
 
 
+class NotAnswerable(OracleError):
+    """The case asks for something the oracle does not answer (a trajectory it cannot pin down): the
+    case is fine, but the oracle's run skips it, saying why."""
+
+
 def oracle_answer(case: Case) -> dict[str, Any]:
     """The reference the oracle model answers with (``ChatRequest.reference``):
     ``{"content": text}`` or ``{"content": None, "tool_calls": [{"id", "name", "arguments"}]}``."""
@@ -49,6 +54,51 @@ def oracle_reply(expect: dict[str, Any], tools: list[dict[str, Any]]) -> dict[st
 
 def _all_calls(expect: dict[str, Any]) -> list[dict[str, Any]]:
     return [*(expect.get("calls") or []), *(c for a in expect.get("any_of") or [] for c in _all_calls(a))]
+
+
+def oracle_steps(case: Case) -> list[dict[str, Any]]:
+    """The oracle's answers to a multi-step case, one per step: the first-answer expectation's calls
+    (or the whole trajectory) first, the rest of the trajectory next, then the final text. Only a
+    ``strict`` or ``unordered`` trajectory with ``exact`` arguments pins the calls down;
+    ``NotAnswerable`` otherwise."""
+    expect = case.expect
+    trajectory = expect.get("trajectory")
+    has_first = any(k in expect for k in ("no_call", "should_call_tool", "calls", "any_of"))
+    first: list[dict[str, Any]] = []
+    if has_first:
+        first = _answer(expect, case.tools).get("tool_calls") or []
+    batches = [first] if first else []
+    if trajectory is not None:
+        match, args = trajectory.get("match", "strict"), trajectory.get("args", "exact")
+        if match not in ("strict", "unordered") or args != "exact":
+            raise NotAnswerable(
+                f"a trajectory with match {match!r} and args {args!r} leaves the calls open "
+                "(the oracle answers strict or unordered trajectories with exact arguments)"
+            )
+        listed = _answer({"calls": trajectory["calls"]}, case.tools)["tool_calls"] if trajectory["calls"] else []
+        if not has_first:
+            batches = [listed] if listed else []
+        elif _same_calls(listed[: len(first)], first):
+            if listed[len(first) :]:
+                batches.append(listed[len(first) :])
+        else:
+            raise NotAnswerable("the first answer's expectation is not how the trajectory begins")
+    final = expect.get("final")
+    text = _resolve(final, {"type": "string"}, {"type": "string"}, "final") if final is not None else NO_TOOL_ANSWER
+    answers: list[dict[str, Any]] = [
+        {"content": None, "tool_calls": [{**call, "id": f"call_{step}_{n}"} for n, call in enumerate(batch, start=1)]}
+        for step, batch in enumerate(batches, start=1)
+    ]
+    answers.append({"content": text})
+    if len(answers) > case.steps and final is None:
+        answers.pop()  # the budget is spent by the calls; no final answer is expected
+    if len(answers) > case.steps:
+        raise OracleError(f"the expected run takes {len(answers)} steps, the case allows {case.steps} (steps)")
+    return answers
+
+
+def _same_calls(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> bool:
+    return [(c["name"], c["arguments"]) for c in a] == [(c["name"], c["arguments"]) for c in b]
 
 
 def _answer(expect: dict[str, Any], tools: list[dict[str, Any]]) -> dict[str, Any]:

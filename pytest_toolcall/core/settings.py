@@ -185,7 +185,7 @@ class Settings:
     #: ``--toolcall-shard K/N`` as (K, N), or None.
     shard: tuple[int, int] | None = None
     #: ``--toolcall-model`` typed on the command line with no path argument: the run collects only
-    #: the benchmark items (DESIGN "Activation and collection"), whatever the ini file's testpaths.
+    #: the benchmark items (docs/contract.md, "Activation and collection"), whatever the ini file's testpaths.
     benchmark_items_only: bool = False
 
     def option(self, name: str) -> str | None:
@@ -242,7 +242,7 @@ class Settings:
         return cls(
             model=raw["model"],
             base_url=_base_url(raw["base-url"]),
-            api_key_env=raw["api-key-env"],
+            api_key_env=_given(raw, "api-key-env"),
             benches=benches,
             limit=parse_number("limit", raw["limit"], int, minimum=1),
             concurrency=parse_number("concurrency", raw["concurrency"], int, minimum=1, maximum=MAX_CONCURRENCY),
@@ -252,7 +252,9 @@ class Settings:
             max_tokens=parse_number("max-tokens", raw["max-tokens"], int, minimum=1, none="none"),
             extra_body=_json_object("extra-body", raw["extra-body"]),
             cache=Path(raw["cache"]).expanduser() if raw["cache"] and raw["cache"] != "off" else None,
-            cache_mode="off" if raw["cache"] == "off" else parse_choices("cache-mode", raw["cache-mode"], MODES)[0],
+            cache_mode="off"
+            if raw["cache"] == "off"
+            else parse_choices("cache-mode", _given(raw, "cache-mode"), MODES)[0],
             report=Path(raw["report"]) if raw["report"] else None,
             html=Path(raw["html"]) if raw["html"] else None,
             fail_under=raw["fail-under"] or None,
@@ -260,13 +262,13 @@ class Settings:
             repeat=parse_number("repeat", raw["repeat"], int, minimum=1, maximum=MAX_REPEAT),
             baseline=Path(raw["baseline"]).expanduser() if raw["baseline"] else None,
             fail_on_regression=_alpha(raw["fail-on-regression"]),
-            gate_on=parse_choices("gate-on", raw["gate-on"], ("point", "lower"))[0],
-            gate_value=parse_choices("gate-value", raw["gate-value"], ("strict", "measured"))[0],
+            gate_on=parse_choices("gate-on", _given(raw, "gate-on"), ("point", "lower"))[0],
+            gate_value=parse_choices("gate-value", _given(raw, "gate-value"), ("strict", "measured"))[0],
             price=_price(raw["price"]),
             budget=_budget(raw["budget"], raw["price"]),
             raw=raw,
             other_models=tuple(
-                raw[o.name] for owner, o in options if o.names_model and owner in benches and raw[o.name]
+                name for owner, o in options if o.names_model and owner in benches and (name := raw[o.name])
             ),
             shard=parse_shard(raw["shard"]),
             benchmark_items_only=items_only,
@@ -309,6 +311,14 @@ def _raw(config: pytest.Config, option: Option, namespace: Any = None) -> Any:
     if value is None and option.env:
         value = os.environ.get(option.env)
     return option.default if value is None else value
+
+
+def _given(raw: Mapping[str, str | None], name: str) -> str:
+    """The text of an option that has a default (only a report's options could still leave it out)."""
+    value = raw[name]
+    if value is None:
+        raise usage_error(name, "needs a value")
+    return value
 
 
 #: Bounds of counts that multiply work: a typo (``--toolcall-repeat=100000000``) is a usage error at

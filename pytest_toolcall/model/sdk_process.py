@@ -1,5 +1,5 @@
 """The parent side of the model client: the ``openai`` SDK runs in one child process per run
-(``endpoint.py``), which every pytest process of the run talks to over a Unix socket.
+(``sdk_server.py``), which every pytest process of the run talks to over a Unix socket.
 
 The SDK costs a second to import and a few milliseconds of CPU per request. In pytest's process
 that CPU competes with running the items (one interpreter lock); in a child it runs on another

@@ -95,7 +95,7 @@ class Endpoint:
                     response = _response(completion, time.perf_counter() - started)
                     return dataclasses.replace(response, retries=attempt) if attempt else response
                 except TimeoutError:
-                    exc = TimeoutError(f"no complete answer within {self.settings.timeout:g}s")
+                    exc: Exception = TimeoutError(f"no complete answer within {self.settings.timeout:g}s")
                 except Exception as error:
                     exc = error
                 advice = self._fatal_advice(exc)
@@ -121,7 +121,7 @@ class Endpoint:
         body.update(settings.extra_body)
         assert self._client is not None
         # The body is streamed, not read whole by the SDK, so that its size can be capped.
-        response = await self._client.post(
+        response: Any = await self._client.post(
             "/chat/completions",
             cast_to=_http_response_type(),
             body=body,

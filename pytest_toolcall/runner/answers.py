@@ -85,7 +85,7 @@ class Answers:
         s = self.settings
         if name == ORACLE:
             return OracleModel()  # instant and offline: nothing to store
-        network = None
+        network: Model | None = None
         if s.cache_mode != "replay":  # replay never touches the network
             network = self._gateway(
                 ModelSettings(

@@ -4,7 +4,7 @@ Real HTTP, real sockets: the ``openai`` client under test talks to it exactly as
 it would to a hosted endpoint, so retries, timeouts and connection pooling are
 exercised for real.  Standard library only, so it also runs as a subprocess:
 
-    python tests/chat_server.py --port 0 --latency 0.2 --script rules.json
+    python tests/support/chat_server.py --port 0 --latency 0.2 --script rules.json
 
 prints ``READY http://127.0.0.1:PORT/v1`` once listening, serves until SIGTERM or
 SIGINT, then prints one JSON line of counters.

@@ -7,7 +7,7 @@ maximum bipartite matching, never greedily: with two calls to the same tool, the
 must not take the answer's call that only the second one accepts. What is left unmatched is then
 paired by tool name, only to explain what differed argument by argument.
 
-The verdict names one failure kind (DESIGN "Failure kinds"); a failing answer cut by the token limit
+The verdict names one failure kind (docs/contract.md, "Failure kinds"); a failing answer cut by the token limit
 is ``truncated`` and one whose missing calls were written into the text is ``tool_markup_in_text``,
 because these say more about what to fix than the kind underneath (kept in the message).
 """

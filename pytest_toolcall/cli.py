@@ -4,6 +4,8 @@ and stores after the runs.
     pytest-toolcall merge A.json B.json ... -o merged.json [--allow-partial]
     pytest-toolcall gate REPORT.json --fail-under overall=0.8,... [--max-errors N]
     pytest-toolcall html REPORT.json -o report.html
+    pytest-toolcall diff BASE.json NOW.json -o diff.html
+    pytest-toolcall compare A.json B.json ... [-o compare.html]
     pytest-toolcall merge-junit A.xml B.xml ... -o merged.xml [--report merged.json]
     pytest-toolcall merge-store STORE_A STORE_B ... -o STORE
 
@@ -88,6 +90,11 @@ def _parser() -> argparse.ArgumentParser:
     html.add_argument("report", type=Path, metavar="REPORT")
     html.add_argument("-o", "--output", type=Path, required=True, metavar="PATH")
     html.set_defaults(command=_html, name="html")
+
+    diff = commands.add_parser("diff", help="every unit whose verdict or answer changed between two runs")
+    diff.add_argument("reports", nargs=2, type=Path, metavar="REPORT", help="BASE.json NOW.json")
+    diff.add_argument("-o", "--output", type=Path, required=True, metavar="PATH", help="the HTML page")
+    diff.set_defaults(command=_diff, name="diff")
 
     junit = commands.add_parser("merge-junit", help="merge the JUnit XML files of the shards of one run")
     junit.add_argument("junit", nargs="+", type=Path, metavar="XML")
@@ -203,6 +210,34 @@ def _html(args: argparse.Namespace) -> int:
 
     write_html(_read(args.report), args.output)
     print(f"HTML report: {args.output}")
+    return 0
+
+
+def _same_data(args: argparse.Namespace) -> list[dict]:
+    """The reports, refused with one line when they are not runs of the same data and selection."""
+    from pytest_toolcall.results.diffing import same_data_problem
+
+    documents = [_read(path) for path in args.reports]
+    problem = same_data_problem([str(p) for p in args.reports], documents)
+    if problem is not None:
+        raise CliError(problem)
+    return documents
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from pytest_toolcall.results.diff_html import diff_page
+    from pytest_toolcall.results.diffing import diff_runs
+    from pytest_toolcall.results.html import write_page
+
+    base, now = _same_data(args)
+    diff = diff_runs(base["samples"], now["samples"])
+    names = [p.name for p in args.reports]
+    write_page(diff_page(diff, names[0], names[1], base["run"], now["run"]), args.output)
+    counts = diff.counts()
+    print(
+        f"{counts['regressed']} regressed, {counts['fixed']} fixed, {counts['changed']} changed with the same "
+        f"verdict: {args.output}"
+    )
     return 0
 
 

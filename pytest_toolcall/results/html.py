@@ -24,7 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-__all__ = ["block_of", "embed_json", "failure_kind_of", "render_html", "write_html"]
+__all__ = ["block_of", "embed_json", "failure_kind_of", "page", "render_html", "write_html", "write_page"]
 
 # The stylesheet and the script live beside this module as package files and are inlined into every page.
 _ASSETS = "html_assets"
@@ -87,11 +87,30 @@ def render_html(report: dict[str, Any]) -> str:
     )
 
 
+def page(title: str, body: str, script: str = "") -> str:
+    """A self-contained page in the report's style (``diff``, ``compare``): ``body`` is markup already
+    escaped; ``script`` runs inline, under the same policy (nothing loaded from anywhere)."""
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
+        f"<title>{_e(title)}</title>\n<style>\n{_asset('report.css')}</style>\n</head>\n<body>\n"
+        f'<header class="top"><h1>{_e(title)}</h1></header>\n<main>\n{body}\n</main>\n'
+        + (f"<script>\n{script}\n</script>\n" if script else "")
+        + "</body>\n</html>\n"
+    )
+
+
 def write_html(report: dict[str, Any], path: str | os.PathLike[str]) -> None:
     """Render ``report`` to ``path`` atomically, so a reader never sees half a page."""
+    write_page(render_html(report), path)
+
+
+def write_page(text: str, path: str | os.PathLike[str]) -> None:
+    """Write a rendered page to ``path`` atomically."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    text = render_html(report)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
         # The embedded data is surrogate-free (see embed_json); "replace" covers a stray one elsewhere.

@@ -44,6 +44,13 @@ def wrong_reply(body: dict[str, Any]) -> Reply:
     return Reply(content=WRONG_TEXT)
 
 
+def paris_reply(body: dict[str, Any]) -> Reply:
+    """Another model: right for the weather case, wrong elsewhere in other ways than ``wrong_reply``."""
+    if body.get("tools"):
+        return Reply(content=None, tool_calls=[{"name": "get_weather", "arguments": json.dumps({"city": "Paris"})}])
+    return Reply(content="[wrong_call(x=2)]")
+
+
 def failing_report(directory: Path, *, reply: Any = wrong_reply, name: str = "report.json") -> dict[str, Any]:
     """The JSON report of a run whose model answers ``reply`` (by default wrongly) to every request."""
     (directory / "weather.toolcall.yaml").write_text(CASES, encoding="utf-8")

@@ -96,6 +96,11 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("-o", "--output", type=Path, required=True, metavar="PATH", help="the HTML page")
     diff.set_defaults(command=_diff, name="diff")
 
+    compare = commands.add_parser("compare", help="runs of the same data side by side, tested against the first")
+    compare.add_argument("reports", nargs="+", type=Path, metavar="REPORT")
+    compare.add_argument("-o", "--output", type=Path, metavar="PATH", help="also write the HTML page")
+    compare.set_defaults(command=_compare, name="compare")
+
     junit = commands.add_parser("merge-junit", help="merge the JUnit XML files of the shards of one run")
     junit.add_argument("junit", nargs="+", type=Path, metavar="XML")
     junit.add_argument("-o", "--output", type=Path, required=True, metavar="PATH", help="merged JUnit XML")
@@ -238,6 +243,26 @@ def _diff(args: argparse.Namespace) -> int:
         f"{counts['regressed']} regressed, {counts['fixed']} fixed, {counts['changed']} changed with the same "
         f"verdict: {args.output}"
     )
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from pytest_toolcall.results.comparing import compare_page, compare_reports, terminal_table
+    from pytest_toolcall.results.html import write_page
+    from pytest_toolcall.results.merge import ReportError
+
+    if len(args.reports) < 2:
+        raise CliError("give two reports or more: the first is the one the others are tested against")
+    documents = _same_data(args)
+    try:
+        comparison = compare_reports(args.reports, documents)
+    except ReportError as exc:
+        raise CliError(str(exc)) from None
+    for line in terminal_table(comparison):
+        print(line)
+    if args.output is not None:
+        write_page(compare_page(comparison), args.output)
+        print(f"HTML page: {args.output}")
     return 0
 
 

@@ -33,7 +33,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     paths = {}
     for name, reply in (("good", paris_reply), ("bad", wrong_reply)):
         directory = tmp_path_factory.mktemp(name)
-        failing_report(directory, reply=reply, name=f"{name}.json")
+        failing_report(directory, reply=reply, name=f"{name}.json", model=f"{name}-model")
         paths[name] = directory / f"{name}.json"
     return paths
 
@@ -46,7 +46,7 @@ def test_a_regressed_unit_shows_both_answers_side_by_side(
     assert capsys.readouterr().out.startswith("1 regressed, 0 fixed, ")
     browser.open(page)
     browser.wait_for("document.body.dataset.ready === 'true'")
-    change = f'document.querySelector(\'.change[data-nodeid="{CASE}"]\')'
+    change = f"document.querySelector('.change[data-nodeid=\"{CASE}\"]')"
     assert browser.evaluate(f"{change}.dataset.status") == "regressed"
     columns = browser.evaluate(f"[...{change}.querySelectorAll('.side > div')].map(d => d.innerText)")
     assert len(columns) == 2
@@ -59,10 +59,43 @@ def test_a_regressed_unit_shows_both_answers_side_by_side(
         "(() => { const s = document.getElementById('f-status'); s.value = 'regressed';"
         " s.dispatchEvent(new Event('change')); })()"
     )
-    shown = browser.evaluate("[...document.querySelectorAll('.change')].filter(c => !c.hidden).map(c => c.dataset.nodeid)")
+    shown = browser.evaluate(
+        "[...document.querySelectorAll('.change')].filter(c => !c.hidden).map(c => c.dataset.nodeid)"
+    )
     assert shown == [CASE]
     assert_clean(browser)
 
 
 def report_of(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_three_runs_compared_show_every_model_with_intervals_and_the_matrix(
+    browser: Browser,
+    runs: dict[str, Path],
+    tmp_path_factory: pytest.TempPathFactory,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    third = tmp_path_factory.mktemp("third")
+    failing_report(third, reply=paris_reply, name="third.json", model="third-model")
+    paths = [runs["bad"], runs["good"], third / "third.json"]
+    page = third / "compare.html"
+    assert main(["compare", *map(str, paths), "-o", str(page)]) == 0
+    table = capsys.readouterr().out
+    assert "cases.overall" in table and "p=" in table
+    browser.open(page)
+    browser.wait_for("document.body.dataset.ready === 'true'")
+    runs_table = browser.evaluate("document.getElementById('runs').innerText")
+    for model in ("bad-model", "good-model", "third-model"):
+        assert model in runs_table
+    cases = report_of(paths[0])["metrics"]["cases"]
+    low, high = cases["overall_ci95"]
+    assert f"[{low:.3f}, {high:.3f}]" in runs_table  # the first run's interval
+    row = browser.evaluate(
+        f"[...document.querySelector('tr.unit[data-nodeid=\"{CASE}\"]').children].slice(1).map(td => td.textContent)"
+    )
+    assert row == ["fail", "pass", "pass"]
+    browser.click(f'tr.unit[data-nodeid="{CASE}"] summary')
+    answers = browser.evaluate(f"document.querySelector('tr.unit[data-nodeid=\"{CASE}\"] .side').innerText")
+    assert "wrong_call" in answers and answers.count("get_weather") >= 2
+    assert_clean(browser)

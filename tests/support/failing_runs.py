@@ -51,7 +51,9 @@ def paris_reply(body: dict[str, Any]) -> Reply:
     return Reply(content="[wrong_call(x=2)]")
 
 
-def failing_report(directory: Path, *, reply: Any = wrong_reply, name: str = "report.json") -> dict[str, Any]:
+def failing_report(
+    directory: Path, *, reply: Any = wrong_reply, name: str = "report.json", model: str = "wrong-model"
+) -> dict[str, Any]:
     """The JSON report of a run whose model answers ``reply`` (by default wrongly) to every request."""
     (directory / "weather.toolcall.yaml").write_text(CASES, encoding="utf-8")
     report = directory / name
@@ -60,7 +62,7 @@ def failing_report(directory: Path, *, reply: Any = wrong_reply, name: str = "re
             sys.executable,
             "-m",
             "pytest",
-            "--toolcall-model=wrong-model",
+            f"--toolcall-model={model}",
             f"--toolcall-base-url={server.base_url}",
             "--toolcall-user-model=oracle",
             "--toolcall-bench=acebench,bfcl,general_fc,cases",

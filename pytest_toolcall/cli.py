@@ -161,8 +161,9 @@ def _gate(args: argparse.Namespace) -> int:
     document = _read(args.report)
     run, samples = document["run"], document["samples"]
     errors = gate.report_errors(samples, list(run.get("data_problems") or []))
+    blocks = {**document["metrics"], "stream": document.get("stream")}
     shortfalls = gate.evaluate(
-        thresholds, document["metrics"], errors, args.max_errors, gate_on=args.gate_on, gate_value=args.gate_value
+        thresholds, blocks, errors, args.max_errors, gate_on=args.gate_on, gate_value=args.gate_value
     )
     if alpha is not None:
         comparison = _comparison(args, document)

@@ -34,7 +34,10 @@ class Threshold:
 def parse_thresholds(text: str, benchmarks: Iterable[type[Benchmark]] | None = None) -> list[Threshold]:
     """``overall=0.8,atom=0.9``; raises ValueError with a message for the user. Names are looked up
     in ``benchmarks`` (default: every installed one)."""
-    candidates = list(registry.benchmark_classes().values() if benchmarks is None else benchmarks)
+    from pytest_toolcall.results.stream_parity import StreamGate
+
+    candidates: list[Any] = list(registry.benchmark_classes().values() if benchmarks is None else benchmarks)
+    candidates.append(StreamGate)
     thresholds = []
     for part in filter(None, (p.strip() for p in text.split(","))):
         name, sep, value = part.partition("=")

@@ -38,6 +38,7 @@ class Record(TypedDict, total=False):
     usage: dict[str, Any] | None  # tokens summed over the unit's requests, and one entry per request
     from_store: bool  # every answer came from the response store
     not_run: str  # "budget": skipped because --toolcall-budget was spent
+    stream: dict[str, Any]  # --toolcall-stream on|both: the streamed answer's outcome, failure_kind, tool_calls
 
 
 RECORD = pytest.StashKey[Record]()
@@ -100,6 +101,10 @@ class RecordCollector:
             result = outcome(phases)
             if result == "failed" and record.get("error"):
                 result = "error"  # its request got no answer: not the model's failure
+            elif result == "failed" and record.get("failure_kind") == "stream_mismatch" and record.get("score") == 1.0:
+                # --toolcall-stream both: the item failed for its streamed answer; the sample's
+                # outcome is the plain answer's, which the official numbers count.
+                result = "passed"
             record["outcome"] = result
             self.records[report.nodeid] = record
             del self._phases[report.nodeid]

@@ -20,12 +20,23 @@ def test_function(name: str, benchmark: Benchmark, config: pytest.Config) -> Cal
     # The benchmark is bound here and the answer is handed over by the run, not through fixtures
     # or ``request``: each costs every item tens of microseconds, a second per 20,000 items.
     def run(toolcall_unit: Unit) -> None:
+        from pytest_toolcall.runner import streamed
         from pytest_toolcall.runner.answers import ANSWERS
         from pytest_toolcall.runner.failures import VerdictFailure
 
-        answer, record = config.stash[ANSWERS].handed_over(toolcall_unit)
-        verdict = benchmark.score(toolcall_unit, answer)
+        answers = config.stash[ANSWERS]
+        handed = answers.handed_over(toolcall_unit)
+        record = handed.record
+        verdict = benchmark.score(toolcall_unit, handed.answer)
+        mode = answers.settings.stream
+        if mode == "on":
+            verdict = streamed.judge_on(verdict, handed.responses, record)
         record.update(verdict.fields, score=1.0 if verdict.passed else 0.0)
+        if mode == "both" and handed.streamed is not None:
+            # The plain verdict stays the score; a streamed answer that differs fails the item.
+            mismatch = streamed.judge_both(benchmark, toolcall_unit, verdict, handed.responses, handed.streamed, record)
+            verdict = mismatch or verdict
+            record.update(verdict.fields)
         if not verdict.passed:
             record["reason"] = verdict.brief or verdict.message.split("\n", 1)[0]
             raise VerdictFailure(verdict.message, pytrace=False)

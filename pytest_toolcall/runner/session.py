@@ -24,6 +24,8 @@ from pytest_toolcall.results import gate, github, report, summary
 from pytest_toolcall.results.aggregate import aggregate, all_blocks, report_document, run_usage
 from pytest_toolcall.results.baseline import BaselineError, compare_run, load_baseline
 from pytest_toolcall.results.records import RECORD, RecordCollector, new_record, sanitize
+from pytest_toolcall.results.stream_parity import stream_section
+from pytest_toolcall.results.stream_parity import summary_lines as stream_summary_lines
 from pytest_toolcall.runner import collect, failures, selection, shards
 from pytest_toolcall.runner.answers import ANSWERS, Answers, check_store
 
@@ -373,8 +375,9 @@ class ToolcallRun:
         """Every reason the gate fails; empty when it passes."""
         s = self.settings
         errors = gate.report_errors(samples, self.data_problems)
+        blocks = {**self.all_blocks(), "stream": stream_section(s.stream, samples)}
         shortfalls = gate.evaluate(
-            self.thresholds, self.all_blocks(), errors, s.max_errors, gate_on=s.gate_on, gate_value=s.gate_value
+            self.thresholds, blocks, errors, s.max_errors, gate_on=s.gate_on, gate_value=s.gate_value
         )
         if s.fail_on_regression is not None:
             shortfalls += gate.regressions(self.comparison, s.fail_on_regression, [t.metric for t in self.thresholds])
@@ -491,6 +494,11 @@ class ToolcallRun:
             reason = next((r["error"] for r in stopped if r.get("error")), "an answer no retry can fix")
             skipped = sum(1 for r in stopped if r.get("outcome") == "skipped")
             tr.write_line(f"toolcall: {reason} ({skipped} item(s) not sent, skipped)", red=True, bold=True)
+        stream = stream_section(self.settings.stream, list(self.collector.records.values()))
+        if stream is not None:
+            tr.write_sep("=", f"toolcall: streaming ({stream['mode']})")
+            for line in stream_summary_lines(stream):
+                tr.write_line(line)
         if self.usage and self.usage["requests"]:
             tr.write_sep("=", "toolcall: usage")
             for line in summary.usage_lines(self.usage, self.settings.price):

@@ -12,7 +12,6 @@ Data flows one way: sample -> ``plan`` (requests) -> responses -> ``score`` (ver
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
@@ -85,20 +84,6 @@ def is_module_nodeid(nodeid: str) -> bool:
     """Whether a node id is of the ``toolcall`` module node (a benchmark item, a data problem, a
     benchmark's function): never a path pytest could open."""
     return nodeid.startswith(f"{MODULE_NODEID}::")
-
-
-def is_benchmark_nodeid(nodeid: str) -> bool:
-    """Whether a node id is one of the benchmark items (or a data problem among them): an item of
-    the ``toolcall`` module, or of a file that a benchmark collects (``weather.toolcall.yaml::paris``)."""
-    return is_module_nodeid(nodeid) or nodeid.partition("::")[0].endswith(collected_file_suffixes())
-
-
-@functools.cache
-def collected_file_suffixes() -> tuple[str, ...]:
-    """The file-name endings that installed benchmarks collect from the paths pytest is given."""
-    from pytest_toolcall.core import registry
-
-    return tuple(suffix for cls in registry.benchmark_classes().values() for suffix in cls.file_suffixes)
 
 
 # --- what to ask ------------------------------------------------------------------------------

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import functools
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING
 
 import pytest
 
-if TYPE_CHECKING:
-    from pytest_toolcall.core.benchmark import Benchmark
+from pytest_toolcall.core.benchmark import Benchmark, is_module_nodeid
 
 GROUP = "pytest_toolcall.benchmarks"
 
@@ -19,8 +17,6 @@ GROUP = "pytest_toolcall.benchmarks"
 def benchmark_classes() -> dict[str, type[Benchmark]]:
     """Name -> benchmark class, built-in ones first. A broken entry point stops the run with a
     message naming it: silently running fewer benchmarks would change the numbers."""
-    from pytest_toolcall.core.benchmark import Benchmark
-
     found: dict[str, type[Benchmark]] = {}
     points = sorted(entry_points(group=GROUP), key=lambda p: (not p.value.startswith("pytest_toolcall."), p.name))
     for point in points:
@@ -38,3 +34,15 @@ def benchmark_classes() -> dict[str, type[Benchmark]]:
             )
         found.setdefault(point.name, loaded)
     return found
+
+
+@functools.cache
+def collected_file_suffixes() -> tuple[str, ...]:
+    """The file-name endings that installed benchmarks collect from the paths pytest is given."""
+    return tuple(suffix for cls in benchmark_classes().values() for suffix in cls.file_suffixes)
+
+
+def is_benchmark_nodeid(nodeid: str) -> bool:
+    """Whether a node id is one of the benchmark items (or a data problem among them): an item of
+    the ``toolcall`` module, or of a file that a benchmark collects (``weather.toolcall.yaml::paris``)."""
+    return is_module_nodeid(nodeid) or nodeid.partition("::")[0].endswith(collected_file_suffixes())

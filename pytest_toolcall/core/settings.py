@@ -421,12 +421,25 @@ def _alpha(value: str | None) -> float | None:
 def _price(value: str | None) -> tuple[float, float] | None:
     if not value:
         return None
-    from pytest_toolcall.results.usage import parse_price
-
     try:
         return parse_price(value)
     except ValueError as exc:
         raise usage_error("price", str(exc)) from None
+
+
+def parse_price(text: str) -> tuple[float, float]:
+    """``"IN,OUT"`` (USD per million prompt / completion tokens) → (IN, OUT); ValueError naming the
+    problem otherwise."""
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 2:
+        raise ValueError(f"a price is IN,OUT in USD per million prompt and completion tokens, got {text!r}")
+    try:
+        price = (float(parts[0]), float(parts[1]))
+    except ValueError:
+        raise ValueError(f"a price is two numbers IN,OUT, got {text!r}") from None
+    if any(p < 0 or p != p or p == float("inf") for p in price):
+        raise ValueError(f"prices must be finite and non-negative, got {text!r}")
+    return price
 
 
 def _budget(value: str | None, price: str | None) -> float | None:

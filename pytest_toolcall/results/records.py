@@ -14,7 +14,8 @@ from typing import Any, TypedDict
 
 import pytest
 
-from pytest_toolcall.core.benchmark import Unit, is_benchmark_nodeid
+from pytest_toolcall.core.benchmark import Unit
+from pytest_toolcall.core.registry import is_benchmark_nodeid
 
 
 class Record(TypedDict, total=False):

@@ -28,21 +28,6 @@ from pytest_toolcall.results.statistics import percentile
 Price = tuple[float, float]
 
 
-def parse_price(text: str) -> Price:
-    """``"IN,OUT"`` (USD per million prompt / completion tokens) → (IN, OUT); ValueError naming the
-    problem otherwise."""
-    parts = [p.strip() for p in text.split(",")]
-    if len(parts) != 2:
-        raise ValueError(f"a price is IN,OUT in USD per million prompt and completion tokens, got {text!r}")
-    try:
-        price = (float(parts[0]), float(parts[1]))
-    except ValueError:
-        raise ValueError(f"a price is two numbers IN,OUT, got {text!r}") from None
-    if any(p < 0 or p != p or p == float("inf") for p in price):
-        raise ValueError(f"prices must be finite and non-negative, got {text!r}")
-    return price
-
-
 def cost_usd(prompt_tokens: int, completion_tokens: int, price: Price) -> float:
     """The cost of these tokens at this price."""
     return (prompt_tokens * price[0] + completion_tokens * price[1]) / 1_000_000

@@ -23,6 +23,7 @@ from pytest_toolcall.model.prefetch import DoneJob, Job, Prefetcher, RequestsJob
 from pytest_toolcall.model.store import CachedModel, ResponseStore, StoreError
 from pytest_toolcall.results.usage import Budget
 from pytest_toolcall.runner.collect import CATALOG, Catalog, unit_of
+from pytest_toolcall.runner.items import HAND_OVER, Handed
 
 STORE_FILE = "responses.sqlite3"
 
@@ -44,6 +45,7 @@ class Answers:
         #: (unit, answer, record) of the item being run, from its setup to its test function (one at
         #: a time: an item whose test function never runs, under ``--setup-only``, leaves nothing).
         self._handed: tuple[Unit, Handed, dict[str, Any]] | None = None
+        config.stash[HAND_OVER] = self.handed_over
         # Dialogues are sequential by nature: each runs on a thread of its own so that it never
         # blocks the other items while it waits for the model.
         self.dialogues = ThreadPoolExecutor(max_workers=settings.concurrency, thread_name_prefix="toolcall-dialogue")
@@ -183,7 +185,7 @@ class Answers:
         self._handed = None  # (also when this item gets no answer: the slot never holds a stale one)
         job = self.prefetcher.take(item)
         answer = self._answer(job, record)
-        self._handed = (unit, Handed(answer, record, _responses(job), _streamed(job)), record)
+        self._handed = (unit, Handed(answer, record, self.settings.stream, _responses(job), _streamed(job)), record)
 
     def handed_over(self, unit: Unit) -> Handed:
         """What the unit whose setup just took its answer got: the answer, its record, and under
@@ -404,18 +406,6 @@ class UnitJob:
         self.job.cancel()
         if self.streamed is not None:
             self.streamed.cancel()
-
-
-@dataclasses.dataclass
-class Handed:
-    """What a unit's test function gets: the answer to score, the unit's record, every response the
-    answer was made of, and the streamed half of ``--toolcall-stream both``."""
-
-    answer: Any
-    record: dict[str, Any]
-    responses: list[ChatResponse]
-    #: (answer, responses) of the streamed asking, or the RequestError it ended in; None: not asked.
-    streamed: tuple[Any, list[ChatResponse]] | RequestError | None = None
 
 
 def _responses(job: Any) -> list[ChatResponse]:

@@ -17,7 +17,8 @@ import pytest
 
 from pytest_toolcall import __version__
 from pytest_toolcall.core import registry
-from pytest_toolcall.core.benchmark import MODULE_NODEID, Benchmark, OtherModel, Unit, is_benchmark_nodeid
+from pytest_toolcall.core.benchmark import MODULE_NODEID, Benchmark, OtherModel, Unit
+from pytest_toolcall.core.registry import is_benchmark_nodeid
 from pytest_toolcall.core.settings import ORACLE, Settings, redact_url, usage_error
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.results import gate, github, report, summary

@@ -24,7 +24,8 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.core.benchmark import Benchmark, Unit, is_benchmark_nodeid
+from pytest_toolcall.core.benchmark import Benchmark, Unit
+from pytest_toolcall.core.registry import is_benchmark_nodeid
 
 #: The key of the selection in xdist's ``workeroutput`` (workers collect, the controller reports).
 WORKER_OUTPUT = "toolcall_selection"

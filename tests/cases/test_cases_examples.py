@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolcall.benchmarks.cases.format import SUFFIXES, load_case_file
+from pytest_toolcall.benchmarks.cases.format import SUFFIXES
+from pytest_toolcall.benchmarks.cases.loading import load_case_file
 from pytest_toolcall.benchmarks.cases.oracle import oracle_answer
 from pytest_toolcall.benchmarks.cases.response import judge_case
 from pytest_toolcall.core.types import ChatRequest

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.benchmarks.cases.format import SUFFIXES, load_case_file
+from pytest_toolcall.benchmarks.cases.format import SUFFIXES
+from pytest_toolcall.benchmarks.cases.loading import load_case_file
 from pytest_toolcall.benchmarks.cases.oracle import oracle_answer
 from tests.support.chat_server import ChatServer, Reply
 

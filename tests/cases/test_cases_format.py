@@ -14,8 +14,8 @@ from pytest_toolcall.benchmarks.cases.format import (
     case_file_stem,
     format_schema,
     is_case_file,
-    load_case_file,
 )
+from pytest_toolcall.benchmarks.cases.loading import load_case_file
 from tests.cases.cases_support import TOOLS, WEATHER, write
 
 HEADER = """\

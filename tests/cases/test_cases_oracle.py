@@ -8,7 +8,8 @@ import re
 import pytest
 
 from pytest_toolcall.benchmarks.cases.format import Case
-from pytest_toolcall.benchmarks.cases.oracle import NO_TOOL_ANSWER, OracleError, check_oracle, oracle_answer
+from pytest_toolcall.benchmarks.cases.loading import check_oracle
+from pytest_toolcall.benchmarks.cases.oracle import NO_TOOL_ANSWER, OracleError, oracle_answer
 from pytest_toolcall.benchmarks.cases.response import judge_case
 from pytest_toolcall.benchmarks.general_fc.scoring import validate_tool_calls
 from pytest_toolcall.core.types import ChatRequest

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_toolcall.results.usage import Budget, cost_usd, parse_price, usage_summary
+from pytest_toolcall.core.settings import parse_price
+from pytest_toolcall.results.usage import Budget, cost_usd, usage_summary
 
 
 def request(prompt: int | None, completion: int | None, latency: float | None, store: bool = False,

@@ -38,7 +38,8 @@ class Cases(Benchmark):
         return Loaded(units=[])  # every unit lives in a user's file
 
     def load_file(self, path: Path, name: str) -> Loaded:
-        from pytest_toolcall.benchmarks.cases.format import CaseFileError, load_case_file
+        from pytest_toolcall.benchmarks.cases.format import CaseFileError
+        from pytest_toolcall.benchmarks.cases.loading import load_case_file
 
         try:
             cases = load_case_file(path)

@@ -4,8 +4,9 @@ Every problem is found here, before any request, and reported as ONE ``CaseFileE
 and the line of the offending case, so that the collector can turn it into a collection error of that
 file while the other files still run. Checks, in order: the syntax (YAML or JSON), duplicate keys,
 the shipped JSON Schema of the format, then what a schema cannot say (unique ids, tools whose
-``parameters`` are valid JSON Schemas, expected calls naming declared tools, regexes that compile) and
-finally that the oracle's answer passes the case: a case no answer can pass is a mistake of its author.
+``parameters`` are valid JSON Schemas, expected calls naming declared tools, regexes that compile).
+``loading.load_case_file`` then checks that the oracle's answer passes each case (that needs the
+oracle and the matcher, which build on this module).
 """
 
 from __future__ import annotations
@@ -100,8 +101,9 @@ def _expect_validator() -> Any:
     return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker(["regex"]))
 
 
-def load_case_file(path: str | Path) -> list[Case]:
-    """Every case of a file, or a ``CaseFileError`` for the first problem found."""
+def read_case_file(path: str | Path) -> list[Case]:
+    """Every case of a file, or a ``CaseFileError`` for the first problem found (all but the oracle's
+    check: ``loading.load_case_file``)."""
     name = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -299,7 +301,6 @@ def _build(name: str, document: Any, lines: _Lines) -> list[Case]:
         )
         if problem:
             raise CaseFileError(name, line, f"{where}: {problem}")
-        _check_oracle(case)
         cases.append(case)
     return cases
 
@@ -387,16 +388,6 @@ def _regexes(value: Any) -> Iterator[str]:
     elif isinstance(value, list):
         for item in value:
             yield from _regexes(item)
-
-
-def _check_oracle(case: Case) -> None:
-    # Imported here: the oracle needs the matcher, which needs nothing from this module but the types.
-    from pytest_toolcall.benchmarks.cases.oracle import OracleError, check_oracle
-
-    try:
-        check_oracle(case)
-    except OracleError as exc:
-        raise CaseFileError(case.file, case.line, f"case {case.id!r}: {exc}") from None
 
 
 def _describe(error: jsonschema.ValidationError) -> str:

@@ -7,9 +7,9 @@ general_fc oracle's generator). Matchers become a value that satisfies them: the
 the pattern that full-matches it. With ``allow_extra`` the required properties the case does not list
 are generated too, so that the answer stays valid against the tool's schema.
 
-The loader runs ``check_oracle`` on every case: an expectation the oracle cannot answer, or whose
-answer fails the case (a listed value the schema forbids, a required argument the case forbids), is
-reported at load time, because a real model could not pass it either.
+The loader checks every case with it (``loading.check_oracle``): an expectation the oracle cannot
+answer, or whose answer fails the case (a listed value the schema forbids, a required argument the
+case forbids), is reported at load time, because a real model could not pass it either.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from pytest_toolcall.benchmarks.cases.format import Case
 from pytest_toolcall.benchmarks.cases.matching import is_matcher
 from pytest_toolcall.benchmarks.general_fc.oracle import Generator, Unsatisfiable, _pattern_strings
 from pytest_toolcall.benchmarks.general_fc.scoring import compile_schema, validate_tool_calls
-from pytest_toolcall.core.types import ChatResponse
 
 NO_TOOL_ANSWER = "No tool is needed for this request."
 
@@ -49,18 +48,6 @@ def oracle_reply(expect: dict[str, Any], tools: list[dict[str, Any]]) -> dict[st
 
 def _all_calls(expect: dict[str, Any]) -> list[dict[str, Any]]:
     return [*(expect.get("calls") or []), *(c for a in expect.get("any_of") or [] for c in _all_calls(a))]
-
-
-def check_oracle(case: Case) -> None:
-    """Raises ``OracleError`` when the oracle's answer does not pass the case."""
-    from pytest_toolcall.benchmarks.cases.response import judge_case
-
-    answer = oracle_answer(case)
-    calls = answer.get("tool_calls") or []
-    response = ChatResponse(answer.get("content"), "tool_calls" if calls else "stop", calls)
-    verdict = judge_case(case, response)
-    if not verdict.passed:
-        raise OracleError(f"even the expected answer fails this case, so no model can pass it: {verdict.message}")
 
 
 def _answer(expect: dict[str, Any], tools: list[dict[str, Any]]) -> dict[str, Any]:

@@ -1,0 +1,171 @@
+"""``--toolcall-stream on|both`` end to end: the real openai client (in the plugin's client process)
+against the local server speaking SSE, on user cases (one request per unit)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import openai
+import pytest
+from openai.lib.streaming.chat import ChatCompletionStreamState
+
+from pytest_toolcall import assert_tool_calls
+from pytest_toolcall.core.types import ChatResponse
+from tests.support.chat_server import STREAM_BREAKS, ChatServer, Reply
+
+CITIES = ("Paris", "Rome", "Oslo", "Lima", "Kyiv")
+CASES = "cases:\n" + "".join(
+    f"""  - id: {city.lower()}
+    prompt: "Weather in {city}?"
+    expect: {{calls: [{{name: get_weather, arguments: {{city: {city}}}}}]}}
+"""
+    for city in CITIES
+)
+TOOLS = """defaults:
+  settings: {temperature: 0}
+  tools:
+    - type: function
+      function:
+        name: get_weather
+        parameters: {type: object, properties: {city: {type: string}}, required: [city]}
+"""
+
+
+def weather(city: str, **reply: Any) -> Reply:
+    return Reply(tool_calls=[{"name": "get_weather", "arguments": {"city": city}}], **reply)
+
+
+def diverging(body: dict[str, Any]) -> Reply:
+    """Streams that differ from the plain answers on Rome (other call), Oslo (a broken stream) and
+    Lima (the same call, cut short: another verdict); Kyiv is wrong both ways (no difference)."""
+    city = body["messages"][-1]["content"].removeprefix("Weather in ").rstrip("?")
+    streamed = bool(body.get("stream"))
+    if city == "Kyiv":
+        return weather("Kiev")
+    if streamed and city == "Rome":
+        return weather("Milan")
+    if streamed and city == "Oslo":
+        return weather("Oslo", stream_break="no_done")
+    if streamed and city == "Lima":
+        return weather("Lima", finish_reason="length")
+    return weather(city)
+
+
+@pytest.fixture
+def server() -> Iterator[ChatServer]:
+    with ChatServer(diverging) as srv:
+        yield srv
+
+
+def run(pytester: pytest.Pytester, server: ChatServer, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
+    pytester.makefile(".toolcall.yaml", weather=TOOLS + CASES)
+    result = pytester.runpytest(
+        "--toolcall-model=m",
+        f"--toolcall-base-url={server.base_url}",
+        "--toolcall-api-key-env=",
+        "--toolcall-cache=off",
+        "--toolcall-report=report.json",
+        "--toolcall-max-retries=0",
+        "-p",
+        "no:randomly",
+        ".",
+        *args,
+    )
+    return result, json.loads((pytester.path / "report.json").read_text())
+
+
+def by_id(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {s["id"]: s for s in report["samples"]}
+
+
+def test_both_lists_exactly_the_units_whose_streams_differ(pytester: pytest.Pytester, server: ChatServer) -> None:
+    plain_result, plain = run(pytester, server)
+    result, report = run(pytester, server, "--toolcall-stream=both")
+    stream = report["stream"]
+    kinds = {m["nodeid"].rsplit("::", 1)[1]: m["kind"] for m in stream["mismatched"]}
+    assert kinds == {"rome": "tool_calls", "oslo": "stream_protocol", "lima": "verdict"}
+    assert "no_done" in next(m["detail"] for m in stream["mismatched"] if m["nodeid"].endswith("oslo"))
+    # Parity 2/5 (Paris, Kyiv) with its Wilson interval, computed here by the textbook formula.
+    assert (stream["mode"], stream["compared"], stream["parity"]) == ("both", 5, 0.4)
+    z, p, n = 1.959963984540054, 0.4, 5
+    centre, half = (
+        (p + z * z / (2 * n)) / (1 + z * z / n),
+        z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n),
+    )
+    assert stream["parity_ci95"] == pytest.approx([centre - half, centre + half], abs=1e-4)
+    # The official numbers are the plain run's; the items that differ fail, with the kind.
+    assert report["metrics"]["cases"]["overall"] == plain["metrics"]["cases"]["overall"] == 0.8
+    assert result.parseoutcomes()["failed"] == 4 and plain_result.parseoutcomes()["failed"] == 1
+    samples = by_id(report)
+    assert {i for i, s in samples.items() if s["failure_kind"] == "stream_mismatch"} == {"rome", "oslo", "lima"}
+    assert samples["kyiv"]["failure_kind"] == "wrong_value" and samples["paris"]["failure_kind"] is None
+    assert samples["rome"]["stream"]["tool_calls"] == [[{"name": "get_weather", "arguments": {"city": "Milan"}}]]
+    assert samples["lima"]["stream"]["failure_kind"] == "truncated"
+    assert samples["paris"]["stream"] == {
+        "outcome": "passed",
+        "failure_kind": None,
+        "tool_calls": [[{"name": "get_weather", "arguments": {"city": "Paris"}}]],
+    }
+    text = result.stdout.str()
+    assert "streamed vs plain: 2/5 units agree" in text
+    assert 'plain:    [[{"name": "get_weather", "arguments": {"city": "Rome"}}]]' in text
+    # Each request was asked both ways.
+    assert sorted(bool(b.get("stream")) for b in server.requests[-10:]) == [False] * 5 + [True] * 5
+
+
+def test_on_scores_the_streams_as_an_independent_reassembly(pytester: pytest.Pytester, server: ChatServer) -> None:
+    _, report = run(pytester, server, "--toolcall-stream=on")
+    assert all(b.get("stream") and b["stream_options"] == {"include_usage": True} for b in server.requests)
+    client = openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=0)
+    expected = {}
+    for city in CITIES:
+        # The SDK's own reader and accumulator, asked the same way.
+        state = ChatCompletionStreamState()
+        for chunk in client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": f"Weather in {city}?"}], stream=True
+        ):
+            state.handle_chunk(chunk)
+        message = state.get_final_completion().choices[0]
+        calls = [
+            {"id": c.id, "name": c.function.name, "arguments": c.function.arguments}
+            for c in message.message.tool_calls or []
+        ]
+        response = ChatResponse(message.message.content, message.finish_reason, calls)
+        try:
+            assert_tool_calls(response, {"calls": [{"name": "get_weather", "arguments": {"city": city}}]})
+            expected[city.lower()] = "passed"
+        except AssertionError:
+            expected[city.lower()] = "failed"
+    expected["oslo"] = "failed"  # the SDK reads a stream without [DONE] silently: the plugin does not
+    samples = by_id(report)
+    assert {i: s["outcome"] for i, s in samples.items()} == expected
+    assert samples["oslo"]["failure_kind"] == "stream_protocol"
+    assert samples["lima"]["failure_kind"] == "truncated" and samples["rome"]["failure_kind"] == "wrong_value"
+    assert [m["nodeid"].rsplit("::", 1)[1] for m in report["stream"]["mismatched"]] == ["oslo"]
+
+
+@pytest.mark.parametrize("rule", STREAM_BREAKS)
+def test_each_stream_rule_is_named_with_its_chunk(pytester: pytest.Pytester, rule: str) -> None:
+    calls = [{"name": "get_weather", "arguments": {"city": c}} for c in ("Paris", "Rome")]
+
+    def respond(body: dict[str, Any]) -> Reply:
+        return Reply(tool_calls=calls, stream_break=rule)
+
+    pytester.makefile(
+        ".toolcall.yaml",
+        two=TOOLS
+        + """cases:
+  - id: two
+    prompt: "Weather in Paris and Rome?"
+    expect: {calls: [{name: get_weather, arguments: {city: Paris}}, {name: get_weather, arguments: {city: Rome}}]}
+""",
+    )
+    with ChatServer(respond) as srv:
+        result, report = run(pytester, srv, "--toolcall-stream=on")
+    sample = report["samples"][0]
+    assert sample["failure_kind"] == "stream_protocol", sample
+    assert sample["stream"]["problems"][0].startswith(f"{rule} at chunk ")
+    assert f"stream_protocol: {rule} at chunk" in result.stdout.str()

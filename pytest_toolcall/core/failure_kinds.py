@@ -18,6 +18,14 @@ EXTRA_CALL = "extra_call"
 WRONG_ORDER = "wrong_order"
 TRUNCATED = "truncated"
 TOOL_MARKUP_IN_TEXT = "tool_markup_in_text"
+#: Reasoning, and neither text nor a tool call (a reasoning parser that swallowed the answer).
+REASONING_ONLY = "reasoning_only"
+#: The endpoint answered with another HTTP status than the case expects (``expect.status``).
+UNEXPECTED_STATUS = "unexpected_status"
+#: A streamed answer that broke a stream rule (``--toolcall-stream on|both``).
+STREAM_PROTOCOL = "stream_protocol"
+#: ``--toolcall-stream both``: the streamed answer differs from the plain one.
+STREAM_MISMATCH = "stream_mismatch"
 FAILURE_KINDS = (
     NO_CALL,
     UNEXPECTED_CALL,
@@ -30,6 +38,10 @@ FAILURE_KINDS = (
     WRONG_ORDER,
     TRUNCATED,
     TOOL_MARKUP_IN_TEXT,
+    REASONING_ONLY,
+    UNEXPECTED_STATUS,
+    STREAM_PROTOCOL,
+    STREAM_MISMATCH,
 )
 
 

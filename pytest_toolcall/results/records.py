@@ -15,6 +15,7 @@ from typing import Any, TypedDict
 import pytest
 
 from pytest_toolcall.core.benchmark import Unit
+from pytest_toolcall.core.failure_kinds import STREAM_MISMATCH
 from pytest_toolcall.core.registry import is_benchmark_nodeid
 
 
@@ -102,7 +103,7 @@ class RecordCollector:
             result = outcome(phases)
             if result == "failed" and record.get("error"):
                 result = "error"  # its request got no answer: not the model's failure
-            elif result == "failed" and record.get("failure_kind") == "stream_mismatch" and record.get("score") == 1.0:
+            elif result == "failed" and record.get("failure_kind") == STREAM_MISMATCH and record.get("score") == 1.0:
                 # --toolcall-stream both: the item failed for its streamed answer; the sample's
                 # outcome is the plain answer's, which the official numbers count.
                 result = "passed"

@@ -14,10 +14,8 @@ import json
 from typing import Any
 
 from pytest_toolcall.core.benchmark import Benchmark, Unit, Verdict
+from pytest_toolcall.core.failure_kinds import STREAM_MISMATCH, STREAM_PROTOCOL
 from pytest_toolcall.core.types import ChatResponse, RequestError
-
-STREAM_PROTOCOL = "stream_protocol"
-STREAM_MISMATCH = "stream_mismatch"
 
 
 def calls_of(responses: list[ChatResponse]) -> list[list[dict[str, Any]]]:

@@ -94,7 +94,14 @@ class Cases(Benchmark):
         case = unit.sample
         reference = oracle_answer(case) if models.oracle else None
         # The case's own settings travel with the request: sent, and part of the store key.
-        return Requests([ChatRequest(case.messages, case.tools or None, case.sampling(), reference=reference)])
+        request = ChatRequest(
+            case.messages,
+            case.tools or None,
+            case.sampling(),
+            reference=reference,
+            answer_errors="status" in case.expect,
+        )
+        return Requests([request])
 
     def score(self, unit: Unit, answer: Any) -> Verdict:
         """A case: ``answer`` is its one response. A Python test: what its call raised (None: nothing)."""

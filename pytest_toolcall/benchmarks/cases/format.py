@@ -28,7 +28,7 @@ from pytest_toolcall.benchmarks.general_fc.dataset import schema_problem
 from pytest_toolcall.text import clip
 
 SUFFIXES = (".toolcall.yaml", ".toolcall.yml", ".toolcall.jsonl")
-EXPECT_KINDS = ("no_call", "should_call_tool", "calls", "any_of")
+EXPECT_KINDS = ("no_call", "should_call_tool", "calls", "any_of", "status")
 MATCHER_SHAPES = "{$regex: string}, {$one_of: [values]}, {$approx: number, $tol: number} or {$any: true}"
 
 

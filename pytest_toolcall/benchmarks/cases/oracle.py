@@ -51,6 +51,8 @@ def _all_calls(expect: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _answer(expect: dict[str, Any], tools: list[dict[str, Any]]) -> dict[str, Any]:
+    if "status" in expect:
+        return {"status": expect["status"], "content": "refused (the oracle's answer to expect.status)"}
     if "any_of" in expect:
         return _answer(expect["any_of"][0], tools)
     if expect.get("no_call") or expect.get("should_call_tool") is False:

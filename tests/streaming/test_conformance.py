@@ -64,7 +64,7 @@ def test_a_compliant_server_passes_every_probe(pytester: pytest.Pytester, args: 
 EXPECTED = {
     "none_ignored": {"tool_choice/none_forbids_calls": "unexpected_call"},
     "required_ignored": {"tool_choice/required_forces_a_call": "no_call"},
-    "named_ignored": {"tool_choice/named_forces_that_tool": "wrong_value"},
+    "named_ignored": {"tool_choice/named_forces_that_tool": "missing_call"},
     "accepts_required_without_tools": {"tool_choice/required_without_tools_is_refused": "unexpected_status"},
     "accepts_invalid_tool_choice": {"tool_choice/invalid_tool_choice_is_refused": "unexpected_status"},
     "parallel_ignored": {"parallel_tool_calls/false_allows_one_call": "extra_call"},

@@ -60,9 +60,10 @@ def judge_on(verdict: Verdict, responses: list[ChatResponse], record: dict[str, 
     if not problems:
         return verdict
     record["stream"]["problems"] = problems
-    message = "the streamed answer broke the stream rules:\n  " + "\n  ".join(problems)
+    brief = f"{STREAM_PROTOCOL}: {problems[0]}"
+    message = "\n  ".join([brief, *problems[1:]])
     fields = {**verdict.fields, "failure_kind": STREAM_PROTOCOL}
-    return Verdict(False, message, fields, brief=f"{STREAM_PROTOCOL}: {problems[0]}")
+    return Verdict(False, message, fields, brief=brief)
 
 
 def judge_both(

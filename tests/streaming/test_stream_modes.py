@@ -16,13 +16,21 @@ from pytest_toolcall import assert_tool_calls
 from pytest_toolcall.core.types import ChatResponse
 from tests.support.chat_server import STREAM_BREAKS, ChatServer, Reply
 
-CITIES = ("Paris", "Rome", "Oslo", "Lima", "Kyiv")
-CASES = "cases:\n" + "".join(
-    f"""  - id: {city.lower()}
+CITIES = ("Paris", "Rome", "Oslo", "Kyiv")
+HELLO = """  - id: hello
+    prompt: "Say hello."
+    expect: {no_call: true}
+"""
+CASES = (
+    "cases:\n"
+    + HELLO
+    + "".join(
+        f"""  - id: {city.lower()}
     prompt: "Weather in {city}?"
     expect: {{calls: [{{name: get_weather, arguments: {{city: {city}}}}}]}}
 """
-    for city in CITIES
+        for city in CITIES
+    )
 )
 TOOLS = """defaults:
   settings: {temperature: 0}
@@ -40,17 +48,19 @@ def weather(city: str, **reply: Any) -> Reply:
 
 def diverging(body: dict[str, Any]) -> Reply:
     """Streams that differ from the plain answers on Rome (other call), Oslo (a broken stream) and
-    Lima (the same call, cut short: another verdict); Kyiv is wrong both ways (no difference)."""
-    city = body["messages"][-1]["content"].removeprefix("Weather in ").rstrip("?")
+    hello (no call either way, but reasoning alone when streamed: another verdict); Kyiv is wrong both
+    ways (no difference)."""
+    prompt = body["messages"][-1]["content"]
     streamed = bool(body.get("stream"))
+    if prompt == "Say hello.":
+        return Reply(content=None, reasoning_content="A greeting.") if streamed else Reply(content="Hello!")
+    city = prompt.removeprefix("Weather in ").rstrip("?")
     if city == "Kyiv":
         return weather("Kiev")
     if streamed and city == "Rome":
         return weather("Milan")
     if streamed and city == "Oslo":
         return weather("Oslo", stream_break="no_done")
-    if streamed and city == "Lima":
-        return weather("Lima", finish_reason="length")
     return weather(city)
 
 
@@ -61,7 +71,8 @@ def server() -> Iterator[ChatServer]:
 
 
 def run(pytester: pytest.Pytester, server: ChatServer, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
-    pytester.makefile(".toolcall.yaml", weather=TOOLS + CASES)
+    if not list(pytester.path.glob("*.toolcall.yaml")):
+        pytester.makefile(".toolcall.yaml", weather=TOOLS + CASES)
     result = pytester.runpytest(
         "--toolcall-model=m",
         f"--toolcall-base-url={server.base_url}",
@@ -86,7 +97,7 @@ def test_both_lists_exactly_the_units_whose_streams_differ(pytester: pytest.Pyte
     result, report = run(pytester, server, "--toolcall-stream=both")
     stream = report["stream"]
     kinds = {m["nodeid"].rsplit("::", 1)[1]: m["kind"] for m in stream["mismatched"]}
-    assert kinds == {"rome": "tool_calls", "oslo": "stream_protocol", "lima": "verdict"}
+    assert kinds == {"rome": "tool_calls", "oslo": "stream_protocol", "hello": "verdict"}
     assert "no_done" in next(m["detail"] for m in stream["mismatched"] if m["nodeid"].endswith("oslo"))
     # Parity 2/5 (Paris, Kyiv) with its Wilson interval, computed here by the textbook formula.
     assert (stream["mode"], stream["compared"], stream["parity"]) == ("both", 5, 0.4)
@@ -100,10 +111,10 @@ def test_both_lists_exactly_the_units_whose_streams_differ(pytester: pytest.Pyte
     assert report["metrics"]["cases"]["overall"] == plain["metrics"]["cases"]["overall"] == 0.8
     assert result.parseoutcomes()["failed"] == 4 and plain_result.parseoutcomes()["failed"] == 1
     samples = by_id(report)
-    assert {i for i, s in samples.items() if s["failure_kind"] == "stream_mismatch"} == {"rome", "oslo", "lima"}
+    assert {i for i, s in samples.items() if s["failure_kind"] == "stream_mismatch"} == {"rome", "oslo", "hello"}
     assert samples["kyiv"]["failure_kind"] == "wrong_value" and samples["paris"]["failure_kind"] is None
     assert samples["rome"]["stream"]["tool_calls"] == [[{"name": "get_weather", "arguments": {"city": "Milan"}}]]
-    assert samples["lima"]["stream"]["failure_kind"] == "truncated"
+    assert samples["hello"]["stream"]["failure_kind"] == "reasoning_only"
     assert samples["paris"]["stream"] == {
         "outcome": "passed",
         "failure_kind": None,
@@ -121,29 +132,34 @@ def test_on_scores_the_streams_as_an_independent_reassembly(pytester: pytest.Pyt
     assert all(b.get("stream") and b["stream_options"] == {"include_usage": True} for b in server.requests)
     client = openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=0)
     expected = {}
-    for city in CITIES:
+    asked = [("hello", "Say hello.", {"no_call": True})] + [
+        (city.lower(), f"Weather in {city}?", {"calls": [{"name": "get_weather", "arguments": {"city": city}}]})
+        for city in CITIES
+    ]
+    for key, prompt, expect in asked:
         # The SDK's own reader and accumulator, asked the same way.
         state = ChatCompletionStreamState()
         for chunk in client.chat.completions.create(
-            model="m", messages=[{"role": "user", "content": f"Weather in {city}?"}], stream=True
+            model="m", messages=[{"role": "user", "content": prompt}], stream=True
         ):
             state.handle_chunk(chunk)
-        message = state.get_final_completion().choices[0]
+        choice = state.get_final_completion().choices[0]
+        message = choice.message
         calls = [
-            {"id": c.id, "name": c.function.name, "arguments": c.function.arguments}
-            for c in message.message.tool_calls or []
+            {"id": c.id, "name": c.function.name, "arguments": c.function.arguments} for c in message.tool_calls or []
         ]
-        response = ChatResponse(message.message.content, message.finish_reason, calls)
+        reasoning = (message.model_extra or {}).get("reasoning_content")
+        response = ChatResponse(message.content, choice.finish_reason, calls, reasoning)
         try:
-            assert_tool_calls(response, {"calls": [{"name": "get_weather", "arguments": {"city": city}}]})
-            expected[city.lower()] = "passed"
+            assert_tool_calls(response, expect)
+            expected[key] = "passed"
         except AssertionError:
-            expected[city.lower()] = "failed"
+            expected[key] = "failed"
     expected["oslo"] = "failed"  # the SDK reads a stream without [DONE] silently: the plugin does not
     samples = by_id(report)
     assert {i: s["outcome"] for i, s in samples.items()} == expected
     assert samples["oslo"]["failure_kind"] == "stream_protocol"
-    assert samples["lima"]["failure_kind"] == "truncated" and samples["rome"]["failure_kind"] == "wrong_value"
+    assert samples["hello"]["failure_kind"] == "reasoning_only" and samples["rome"]["failure_kind"] == "wrong_value"
     assert [m["nodeid"].rsplit("::", 1)[1] for m in report["stream"]["mismatched"]] == ["oslo"]
 
 

@@ -68,7 +68,7 @@ class Answers:
     @property
     def model(self) -> Model:
         s = self.settings
-        return self.named(s.model, s.base_url, s.api_key_env)
+        return self.named(s.model, s.base_url, s.api_key_env, self.streams(s.model, s.base_url, False))
 
     def named(self, name: str, base_url: str | None, api_key_env: str, stream: bool = False) -> Model:
         """A model by name (the one under test, or a user simulator), built once; ``stream``: asked

@@ -241,7 +241,7 @@ class _Handler(BaseHTTPRequestHandler):
         if body is None:
             return self._send(400, _error_body(400, "request body is not a JSON object"))
         if responses:
-            body = {**body, "_api": "responses"}  # responders see which API was asked
+            body["_api"] = "responses"  # responders (and ``requests``) see which API was asked
         if not chat._sleep(chat.latency):
             return self._abort()
 

@@ -163,25 +163,42 @@ def test_on_scores_the_streams_as_an_independent_reassembly(pytester: pytest.Pyt
     assert [m["nodeid"].rsplit("::", 1)[1] for m in report["stream"]["mismatched"]] == ["oslo"]
 
 
-@pytest.mark.parametrize("rule", STREAM_BREAKS)
-def test_each_stream_rule_is_named_with_its_chunk(pytester: pytest.Pytester, rule: str) -> None:
+TWO_CALLS = (
+    TOOLS
+    + """cases:
+  - id: two
+    prompt: "Weather in Paris and Rome?"
+    expect: {calls: [{name: get_weather, arguments: {city: Paris}}, {name: get_weather, arguments: {city: Rome}}]}
+"""
+)
+#: The rules a Responses stream can break (it has no [DONE]; the test server leaves call markup out).
+RESPONSES_BREAKS = [r for r in STREAM_BREAKS if r not in ("no_done", "tool_markup_in_content")]
+
+
+@pytest.mark.parametrize(
+    ("api", "rule"), [("chat", r) for r in STREAM_BREAKS] + [("responses", r) for r in RESPONSES_BREAKS]
+)
+def test_each_stream_rule_is_named_with_its_chunk(pytester: pytest.Pytester, api: str, rule: str) -> None:
     calls = [{"name": "get_weather", "arguments": {"city": c}} for c in ("Paris", "Rome")]
 
     def respond(body: dict[str, Any]) -> Reply:
         return Reply(tool_calls=calls, stream_break=rule)
 
-    pytester.makefile(
-        ".toolcall.yaml",
-        two=TOOLS
-        + """cases:
-  - id: two
-    prompt: "Weather in Paris and Rome?"
-    expect: {calls: [{name: get_weather, arguments: {city: Paris}}, {name: get_weather, arguments: {city: Rome}}]}
-""",
-    )
+    pytester.makefile(".toolcall.yaml", two=TWO_CALLS)
     with ChatServer(respond) as srv:
-        result, report = run(pytester, srv, "--toolcall-stream=on")
-    sample = report["samples"][0]
+        result, report = run(pytester, srv, "--toolcall-stream=on", f"--toolcall-api={api}")
+    (sample,) = report["samples"]
     assert sample["failure_kind"] == "stream_protocol", sample
     assert sample["stream"]["problems"][0].startswith(f"{rule} at chunk ")
     assert f"stream_protocol: {rule} at chunk" in result.stdout.str()
+
+
+def test_a_sound_stream_breaks_no_rule(pytester: pytest.Pytester) -> None:
+    """The same two calls, streamed by the rules, through both APIs: no problem, the case passes."""
+    calls = [{"name": "get_weather", "arguments": {"city": c}} for c in ("Paris", "Rome")]
+    pytester.makefile(".toolcall.yaml", two=TWO_CALLS)
+    with ChatServer(lambda body: Reply(tool_calls=calls, reasoning_content="Two lookups.")) as srv:
+        for api in ("chat", "responses"):
+            _, report = run(pytester, srv, "--toolcall-stream=on", f"--toolcall-api={api}")
+            assert {s["outcome"] for s in report["samples"]} == {"passed"}, api
+            assert all("problems" not in s["stream"] for s in report["samples"])

@@ -136,7 +136,7 @@ class Endpoint:
         body.update(settings.extra_body)
         assert self._client is not None
         # The body is streamed, not read whole by the SDK, so that its size can be capped.
-        response = await self._client.post(
+        response: Any = await self._client.post(
             "/responses" if responses else "/chat/completions",
             cast_to=_http_response_type(),
             body=body,

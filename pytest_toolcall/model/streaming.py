@@ -122,7 +122,7 @@ class ChatStream:
 
     def _check_call(self, call: dict[str, Any], n: int) -> None:
         index = call.get("index")
-        function = call.get("function") if isinstance(call.get("function"), dict) else {}
+        function: dict[str, Any] = call["function"] if isinstance(call.get("function"), dict) else {}
         if not isinstance(index, int):
             self._problem(NOT_A_CHUNK, n, "a tool-call delta without an integer index")
             return

@@ -32,7 +32,7 @@ class Answers:
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
         self.config = config
         self.settings = settings
-        self._models: dict[tuple[str, str | None, str], Model] = {}
+        self._models: dict[tuple[str, str | None, str, bool], Model] = {}
         self._store: ResponseStore | None = None
         self._own_client = False  # this worker could not reach the controller's client process
         # Prefetching is for answers that take time. When none does (the oracle, a replay from the

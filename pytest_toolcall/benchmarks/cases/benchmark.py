@@ -16,7 +16,7 @@ import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -30,9 +30,9 @@ GATE_KINDS = ("overall", "file.<stem>", "tag.<tag>")
 
 class Cases(Benchmark):
     name = "cases"
-    file_suffixes = SUFFIXES
-    fixtures = "pytest_toolcall.benchmarks.cases.fixtures"
-    counted_fixtures = ("toolcall_chat",)
+    file_suffixes: ClassVar[tuple[str, ...]] = SUFFIXES
+    fixtures: ClassVar[str | None] = "pytest_toolcall.benchmarks.cases.fixtures"
+    counted_fixtures: ClassVar[tuple[str, ...]] = ("toolcall_chat",)
 
     def load(self) -> Loaded:
         return Loaded(units=[])  # every unit lives in a user's file

@@ -88,7 +88,7 @@ class Conformance(Cases):
 
         if not records:
             return {}
-        scored = [r for r in records if r.get("outcome") not in ("error", "skipped")]
+        scored: list[Mapping[str, Any]] = [r for r in records if r.get("outcome") not in ("error", "skipped")]
         contracts: dict[str, dict[str, Any]] = {}
         for contract in sorted({str(r.get("category")) for r in records}):
             rows = [r for r in scored if r.get("category") == contract]
@@ -109,7 +109,7 @@ class Conformance(Cases):
             "overall_ci95": category_fields(scored)["ci95"] if scored else None,
             "errors": sum(1 for r in records if r.get("outcome") == "error"),
             "skipped": sum(1 for r in records if r.get("outcome") == "skipped"),
-            "failure_kinds": failure_kind_counts([r for r in scored if r.get("score") != 1.0]),
+            "failure_kinds": failure_kind_counts([dict(r) for r in scored if r.get("score") != 1.0]),
         }
         return {self.name: block}
 

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_toolcall import __version__
+from pytest_toolcall.core.blocks import BlockError
 
 BAD_INPUT = 2
 
@@ -33,7 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.command(args))
-    except CliError as exc:
+    except (CliError, BlockError) as exc:  # BlockError: a benchmark's block breaks the naming rules
         print(f"pytest-toolcall {args.name}: {exc}", file=sys.stderr)
         return BAD_INPUT
     except KeyboardInterrupt:

@@ -1,10 +1,15 @@
 """The benchmark protocol: everything the generic machinery knows of a benchmark.
 
-A benchmark turns its data into *units* (one pytest item each), says what to ask the model for a
-unit (a ``plan``), scores the answer into a ``Verdict``, and aggregates the records of its units into
-metrics blocks that it also renders and gates. Collection, model access, the response store,
-prefetching, records, the JSON report, JUnit and the gate only ever call these methods, so a new
-benchmark is one package registered under the entry-point group ``pytest_toolcall.benchmarks``.
+A benchmark turns its data into *units* (one pytest item each, ``load``), says what to ask the model
+for a unit (``plan``) and scores the answer into a ``Verdict`` (``score``): those three are required.
+Everything else has a default here that works for any benchmark whose unit passes or fails: the
+metrics block (per-category accuracy with its interval, OVERALL, the official value, repeats and
+flaky units, failure kinds, what is missing: ``core.blocks``), its terminal table, its gate names
+and values, its JUnit properties and the paired comparison against a baseline. A benchmark overrides
+only what is its own (ACEBench's weighted groups, general_fc's F1, BFCL's official summary scores).
+Collection, model access, the response store, records, the JSON report, JUnit and the gate only ever
+call these methods, so a new benchmark is one package registered under the entry-point group
+``pytest_toolcall.benchmarks`` (``docs/writing-a-benchmark.md``).
 
 Data flows one way: sample -> ``plan`` (requests) -> responses -> ``score`` (verdict) -> record ->
 ``aggregate`` (metrics block) -> ``summary`` / ``gate_values`` / report.
@@ -12,6 +17,7 @@ Data flows one way: sample -> ``plan`` (requests) -> responses -> ``score`` (ver
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
@@ -54,6 +60,12 @@ class Unit:
     def param_id(self) -> str:
         """The node id's parameter: the key, and ``@k`` for attempt k under repeats."""
         return self.key if self.attempt is None else f"{self.key}@{self.attempt}"
+
+    @property
+    def part(self) -> str:
+        """The part of the data the unit belongs to: its language, its file (a general_fc stem, a
+        user's file), else "". ``--toolcall-limit`` counts per part and category."""
+        return self.lang or str(self.fields.get("stem") or "") or self.file or ""
 
     @property
     def nodeid(self) -> str:
@@ -166,12 +178,16 @@ class OtherModel(NamedTuple):
     key_option: str  # the option naming that variable, for messages (``user-api-key-env``)
 
 
-class Benchmark:
+class Benchmark(ABC):
     """Base class of every benchmark. One instance per pytest process of a run, made from the
-    resolved settings; its options are registered with pytest whether or not it is selected."""
+    resolved settings; its options are registered with pytest whether or not it is selected.
+
+    Required: ``name``, ``load`` (or ``load_file`` with ``file_suffixes``), ``plan``, ``score``. The
+    rest has defaults, documented on each member."""
 
     name: ClassVar[str]
-    #: Marker name -> description; the benchmark's own name is always a marker too.
+    #: Marker name -> description, for ``--help``/``--markers``; the benchmark's name and every marker a
+    #: unit carries are registered anyway (so ``--strict-markers`` never needs this).
     markers: ClassVar[Mapping[str, str]] = {}
     #: Options of its own, registered in the ``toolcall`` group (``--toolcall-<name>``).
     options: ClassVar[tuple[Option, ...]] = ()
@@ -185,31 +201,54 @@ class Benchmark:
     #: among the paths pytest is given (``.toolcall.yaml``): one item per unit ``load_file`` finds,
     #: under that file's node (``<file>::<key>``). Such a benchmark is active in every run.
     file_suffixes: ClassVar[tuple[str, ...]] = ()
+    #: The metric names a threshold may give after ``<name>.`` (checked at start-up, before the data
+    #: is loaded). Empty: ``overall`` and any other name (a category), looked up when the gate runs.
+    gate_metrics: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, settings: Settings) -> None:
         """Read and check the benchmark's options (``settings.option(name)``); raise
         ``pytest.UsageError`` for a bad value, before anything runs."""
         self.settings = settings
+        #: Units per block and category in the data, before ``--toolcall-limit`` and any selection
+        #: (``count_units``): what makes a block partial and its official value.
+        self.sizes_by_block: dict[str, dict[str, int]] = {}
+
+    # --- required ------------------------------------------------------------------------------
+
+    @abstractmethod
+    def load(self) -> Loaded:
+        """Every unit of the data this run was configured for (the runner applies
+        ``--toolcall-limit`` and the selection), and the parts that could not be loaded."""
+
+    @abstractmethod
+    def plan(self, unit: Unit, models: Models) -> Plan:
+        """What to ask for a unit: ``Requests`` (with each request's ``reference`` answer when
+        ``models.oracle``), a ``Dialogue`` or ``Skip``."""
+
+    @abstractmethod
+    def score(self, unit: Unit, answer: Any) -> Verdict:
+        """The verdict on the answer of a unit's plan (``Requests``: the list of responses;
+        ``Dialogue``: what ``run`` returned)."""
+
+    # --- optional, with defaults ---------------------------------------------------------------
+
+    def load_file(self, path: Path, name: str) -> Loaded:
+        """The units of one of the users' files (``file_suffixes``), each with ``file=name`` (the
+        file's node id), or its problems; called while pytest collects that file."""
+        raise NotImplementedError(f"{self.name} collects no files (it has no file_suffixes)")
 
     def other_models(self) -> tuple[OtherModel, ...]:
         """The models besides the one under test that this benchmark will ask (their API keys are
-        checked at start-up, like the main model's)."""
+        checked at start-up, like the main model's). Default: none."""
         return ()
 
     def header(self) -> str:
         """What the terminal header says of this benchmark's data (``lang=en acebench=56dd66c``)."""
         return ""
 
-    def load(self) -> Loaded:
-        raise NotImplementedError
-
-    def load_file(self, path: Path, name: str) -> Loaded:
-        """The units of one of the users' files (``file_suffixes``), each with ``file=name`` (the
-        file's node id), or its problems; called while pytest collects that file."""
-        raise NotImplementedError
-
     def datasets(self) -> dict[str, Any]:
-        """The report's ``run.datasets`` entry of this benchmark."""
+        """The report's ``run.datasets`` entry of this benchmark; a baseline with another entry is not
+        compared with. Default: nothing."""
         return {}
 
     def expected_cost(self, unit: Unit) -> float:
@@ -217,28 +256,104 @@ class Benchmark:
         shards when no latency of it was recorded: an agent dialogue weighs more."""
         return 1.0
 
-    def plan(self, unit: Unit, models: Models) -> Plan:
-        raise NotImplementedError
+    def block_of(self, record: Mapping[str, Any]) -> str:
+        """The metrics block a record (or a unit's ``identity()``) counts in: ``name`` by default; a
+        benchmark with one block per part names them ``<name>/<part>`` (``acebench/en``)."""
+        return self.name
 
-    def score(self, unit: Unit, answer: Any) -> Verdict:
-        raise NotImplementedError
+    def count_units(self, units: list[Unit]) -> None:
+        """Take note of how many units the data holds per block and category (the runner calls it
+        with every unit ``load`` returned, before ``--toolcall-limit``)."""
+        for unit in units:
+            if (unit.attempt or 1) == 1:
+                sizes = self.sizes_by_block.setdefault(self.block_of(unit.identity()), {})
+                sizes[unit.category] = sizes.get(unit.category, 0) + 1
 
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        """Metrics blocks (name -> block) from the records of this benchmark's units."""
-        raise NotImplementedError
+        """Metrics blocks (name -> block) from the records of this benchmark's units. Default: the
+        accuracy block of ``core.blocks`` per ``block_of``; no block without records."""
+        from pytest_toolcall.core.blocks import accuracy_block
+
+        by_block: dict[str, list[dict[str, Any]]] = {}
+        for record in records:
+            by_block.setdefault(self.block_of(record), []).append(record)
+        return {name: accuracy_block(rows, self.sizes_by_block.get(name)) for name, rows in sorted(by_block.items())}
 
     def aggregate_context(self) -> dict[str, Any]:
-        """What ``aggregate`` needs besides the records (plain builtins, e.g. the size of each
-        category in the data), kept in the report so that ``pytest-toolcall merge`` recomputes the
-        same metrics without loading the data."""
-        return {}
+        """What ``aggregate`` needs besides the records (plain builtins), kept in the report so that
+        ``pytest-toolcall merge`` recomputes the same metrics without loading the data. Default: the
+        data's units per block and category."""
+        return {"sizes": self.sizes_by_block} if self.sizes_by_block else {}
 
     def restore_aggregate_context(self, context: dict[str, Any]) -> None:
         """Take back what ``aggregate_context`` returned in the run (before ``aggregate`` in merge)."""
+        sizes = context.get("sizes") or {}
+        self.sizes_by_block = {str(b): {str(c): int(n) for c, n in cats.items()} for b, cats in sizes.items()}
 
     def summary(self, name: str, block: dict[str, Any]) -> list[str]:
-        """Terminal lines of one metrics block."""
-        raise NotImplementedError
+        """Terminal lines of one metrics block. Default: ``core.tables.default_table``."""
+        from pytest_toolcall.core.tables import default_table
+
+        return default_table(block)
+
+    def suite_properties(self, name: str, block: dict[str, Any]) -> list[tuple[str, Any]]:
+        """JUnit suite properties of a block. Default: its top-level numbers and flags, its groups and
+        each category's accuracy."""
+        props = [(f"{name}.{key}", value) for key, value in block.items() if not isinstance(value, (dict, list))]
+        groups = block.get("groups") or {}
+        props += [(f"{name}.{group}", value) for group, value in groups.items() if value is not None]
+        for category, row in (block.get("categories") or {}).items():
+            if isinstance(row, dict) and row.get("accuracy") is not None:
+                props.append((f"{name}.{category}.accuracy", row["accuracy"]))
+        return props
+
+    # --- gate names ------------------------------------------------------------------------------
+
+    @classmethod
+    def claims_metric(cls, name: str) -> bool:
+        """Whether a gate metric name is this benchmark's: ``<name>.<metric>`` (every block of the
+        benchmark) or ``<name>/<part>.<metric>`` (one block). Raise ``ValueError`` for a metric
+        ``gate_metrics`` does not list."""
+        prefix, dot, metric = name.partition(".")
+        if not dot or not (prefix == cls.name or prefix.startswith(f"{cls.name}/")):
+            return False
+        if not metric or (cls.gate_metrics and metric not in cls.gate_metrics):
+            known = ", ".join(f"{cls.name}.{m}" for m in cls.gate_metrics) or f"{cls.name}.overall"
+            raise ValueError(f"unknown {cls.name} metric {name!r}; use {known}")
+        return True
+
+    @classmethod
+    def gate_values(cls, name: str, metrics: dict[str, dict[str, Any]]) -> list[tuple[str, float | None]]:
+        """(label, value) of a claimed metric in every block it applies to; None: not measured.
+        Default: ``core.blocks.block_value`` in the named block, or in each block of the benchmark.
+        The gate hands in views of the blocks (lower bounds, official values), so a value read here
+        is gated on its interval and its official value by the naming rules of ``core.blocks``."""
+        from pytest_toolcall.core.blocks import block_value
+
+        prefix, _, metric = name.partition(".")
+        own = sorted(b for b in metrics if b == cls.name or b.startswith(f"{cls.name}/"))
+        names = [prefix] if "/" in prefix else own
+        if not names:
+            return [(name, None)]
+        return [(name if len(names) == 1 else f"{b}.{metric}", block_value(metrics.get(b), metric)) for b in names]
+
+    # --- the comparison with a baseline -------------------------------------------------------------
+
+    def comparison_weights(self, block: str, units: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, float]]:
+        """The metrics of a block that the comparison tests, each as unit weights (unit key ->
+        weight, summing to 1) over ``units``, the units both runs share (key -> a record of it).
+        Default: each category (its units alike) and ``overall`` (every unit alike)."""
+        from pytest_toolcall.core.comparison import unit_weights
+
+        by_category: dict[str, list[str]] = {}
+        for key, record in sorted(units.items()):
+            by_category.setdefault(str(record.get("category")), []).append(key)
+        weights = {category: unit_weights({category: keys}) for category, keys in sorted(by_category.items())}
+        weights["overall"] = dict.fromkeys(units, 1 / len(units)) if units else {}
+        return weights
+
+    #: The metrics of a block that ``--toolcall-fail-on-regression`` checks without being named.
+    gated_metrics: ClassVar[tuple[str, ...]] = ("overall",)
 
     def compare(
         self,
@@ -248,22 +363,41 @@ class Benchmark:
         blocks: dict[str, dict[str, Any]],
     ) -> dict[str, dict[str, Any]]:
         """This benchmark's metrics against a baseline run (``--toolcall-baseline``): full metric name
-        (``<block>.<metric>``) → ``results.comparison.compare_metric``'s fields plus ``gated`` (a
-        headline metric that ``--toolcall-fail-on-regression`` checks). ``baseline_samples`` and
-        ``samples`` are this benchmark's; ``baseline_metrics`` every block of the baseline. The default
-        compares nothing (the units that changed are still listed)."""
-        return {}
+        (``<block>.<metric>``) -> ``core.comparison.compare_metric``'s fields plus ``gated`` (a
+        metric of ``gated_metrics``). ``baseline_samples`` and ``samples`` are this benchmark's;
+        ``baseline_metrics`` every block of the baseline, ``blocks`` this run's blocks of it.
 
-    @classmethod
-    def claims_metric(cls, name: str) -> bool:
-        """Whether a gate metric name is this benchmark's; raise ``ValueError`` for a malformed name
-        that is clearly meant for it."""
-        return False
+        Default: per block, the units both runs share, the metrics of ``comparison_weights`` tested
+        by the paired test of ``core.comparison`` (McNemar's exact test on units run once and
+        weighing alike, the sign-flip test otherwise: repeats, weighted groups). The values shown are
+        the blocks' own when both ran whole (not partial, no errors), else the weighted means over
+        the shared units."""
+        from pytest_toolcall.core.blocks import reported_values
+        from pytest_toolcall.core.comparison import compare_metrics
+        from pytest_toolcall.core.statistics import attempt_scores, unit_key, unit_means
 
-    @classmethod
-    def gate_values(cls, name: str, metrics: dict[str, dict[str, Any]]) -> list[tuple[str, float | None]]:
-        """(label, value) of a claimed metric in every block it applies to; None: not measured."""
-        return []
+        changes: dict[str, dict[str, Any]] = {}
+        for block in sorted({self.block_of(s) for s in samples}):
+            before_rows = [s for s in baseline_samples if self.block_of(s) == block]
+            now_rows = [s for s in samples if self.block_of(s) == block]
+            before, now = unit_means(attempt_scores(before_rows)), unit_means(attempt_scores(now_rows))
+            if not before:
+                continue
+            shared = {unit_key(s): s for s in now_rows if unit_key(s) in before and unit_key(s) in now}
+            old, new = baseline_metrics.get(block), blocks.get(block)
+            whole = all(b and not b.get("partial") and not b.get("errors") for b in (old, new))
+            compared = compare_metrics(
+                before,
+                now,
+                self.comparison_weights(block, shared),
+                baseline_values=reported_values(old) if whole else None,
+                now_values=reported_values(new) if whole else None,
+            )
+            for metric, change in compared.items():
+                changes[f"{block}.{metric}"] = {**change, "gated": metric in self.gated_metrics}
+        return changes
+
+    # --- selection and references ----------------------------------------------------------------
 
     def selection_hint(self, names: set[str]) -> str | None:
         """When ``-m``/``-k`` selected none of this benchmark's items: which option would load the
@@ -274,7 +408,3 @@ class Benchmark:
         """Why the unit's own reference answer fails the official scorer (the item is then an
         expected failure, not strict: metrics are unchanged); None when it passes."""
         return None
-
-    def suite_properties(self, name: str, block: dict[str, Any]) -> list[tuple[str, Any]]:
-        """JUnit suite properties of a block; by default its top-level numbers."""
-        return [(f"{name}.{key}", value) for key, value in block.items() if not isinstance(value, (dict, list))]

@@ -8,17 +8,22 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_toolcall.core.benchmark import Benchmark
+from pytest_toolcall.core.blocks import check_blocks
 from pytest_toolcall.results.report import SCHEMA
 
 
 def aggregate(benchmarks: Mapping[str, Benchmark], samples: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Metrics blocks of every benchmark (name -> block name -> block) from the samples."""
+    """Metrics blocks of every benchmark (name -> block name -> block) from the samples, each checked
+    against the naming rules (``core.blocks.check_blocks``: ``BlockError`` names what breaks them)."""
     by_benchmark: dict[str, list[dict[str, Any]]] = {name: [] for name in benchmarks}
     for sample in samples:
         records = by_benchmark.get(sample.get("benchmark"))  # type: ignore[arg-type]
         if records is not None:
             records.append(sample)
-    return {name: benchmark.aggregate(by_benchmark[name]) for name, benchmark in benchmarks.items()}
+    metrics = {name: benchmark.aggregate(by_benchmark[name]) for name, benchmark in benchmarks.items()}
+    for name, blocks in metrics.items():
+        check_blocks(name, blocks)
+    return metrics
 
 
 def all_blocks(metrics: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_toolcall.core.benchmark import Benchmark
+from pytest_toolcall.core.comparison import compare_units
 from pytest_toolcall.results import report
-from pytest_toolcall.results.comparison import compare_units
 
 
 class BaselineError(ValueError):

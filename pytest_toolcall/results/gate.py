@@ -6,7 +6,7 @@ ACEBench's, ``general_fc.tool_call_f1`` is general_fc's, ...); a name nobody cla
 anything runs.
 
 Which value a threshold checks. Benchmarks look their metric up in a block (``gate_values``); the gate
-hands them views of the blocks built by the naming convention of ``results.intervals``:
+hands them views of the blocks built by the naming rules of ``core.blocks``:
 ``--toolcall-gate-on lower`` replaces each value by the lower bound of its 95 % interval (values
 without one stay as they are); ``--toolcall-gate-value strict`` (the default) also checks the official
 value, where missing units and failed requests count against the model (``x_official``), so a partial
@@ -22,6 +22,7 @@ from typing import Any
 
 from pytest_toolcall.core import registry
 from pytest_toolcall.core.benchmark import Benchmark
+from pytest_toolcall.core.blocks import interval_keys, is_derived, official_key
 
 
 @dataclass(frozen=True)
@@ -79,9 +80,9 @@ def _view(node: Any, kind: str) -> Any:
         return node
     out = {key: _view(value, kind) for key, value in node.items()}
     for key, value in node.items():
-        sibling = ("ci95" if key == "accuracy" else f"{key}_ci95") if kind == "lower" else f"{key}_official"
-        alternative = node.get(sibling)
-        if alternative is None or key.endswith(("_ci95", "_official")):
+        siblings = interval_keys(key) if kind == "lower" else (official_key(key),)
+        alternative = next((node[s] for s in siblings if node.get(s) is not None), None)
+        if alternative is None or is_derived(key):
             continue
         if _is_number(value):
             replacement = _pick(alternative, kind)
@@ -186,7 +187,7 @@ def regressions(comparison: dict[str, Any] | None, alpha: float, named: list[str
 
     Gated: the headline metrics of each block (``gated`` in the comparison) and every metric a
     threshold names."""
-    from pytest_toolcall.results.comparison import significant_regression
+    from pytest_toolcall.core.comparison import significant_regression
 
     if not comparison:
         return []

@@ -1,6 +1,6 @@
 """Terminal lines shared by every run: usage, the comparison with a baseline, the gate's verdict.
 
-(Each benchmark renders its own metrics blocks.)"""
+(The tables of metrics blocks are the benchmarks' own: ``core.tables``.)"""
 
 from __future__ import annotations
 
@@ -8,25 +8,11 @@ from typing import Any
 
 from tabulate import tabulate
 
-from pytest_toolcall.results.comparison import ALPHA
-from pytest_toolcall.text import number
+from pytest_toolcall.core.comparison import ALPHA
+from pytest_toolcall.core.text import number
 
 #: Units listed by name in the terminal (the JSON report lists them all).
 FIRST_FEW = 10
-
-
-def interval(ci95: Any, digits: int = 3) -> str:
-    """``[lo, hi]`` as ``0.812-0.934``; ``-`` when there is none."""
-    if not isinstance(ci95, (list, tuple)) or len(ci95) != 2 or ci95[0] is None:
-        return "-"
-    return f"{ci95[0]:.{digits}f}-{ci95[1]:.{digits}f}"
-
-
-def pass_hat(pass_hat_k: dict[str, float] | None) -> str:
-    """pass^k as ``0.90 / 0.85 / 0.81`` (k = 1, 2, ...)."""
-    if not pass_hat_k:
-        return "-"
-    return " / ".join(f"{pass_hat_k[k]:.2f}" for k in sorted(pass_hat_k, key=int))
 
 
 def usage_lines(usage: dict[str, Any], price: tuple[float, float] | None) -> list[str]:
@@ -100,16 +86,3 @@ def gate_passed_note(run: Any) -> str:
     if run.settings.fail_on_regression is not None:
         parts.append(f"no significant regression at alpha={run.settings.fail_on_regression:g}")
     return ", ".join(parts)
-
-
-def coverage_notes(block: dict[str, Any]) -> list[str]:
-    """What a block of categories is missing: categories that did not run, categories cut short,
-    items that errored (for the one-line notes under a benchmark's table)."""
-    notes = []
-    if block["missing_categories"]:
-        notes.append(f"not run: {', '.join(block['missing_categories'])}")
-    if block["short_categories"]:
-        notes.append(f"not all items: {', '.join(block['short_categories'])}")
-    if block["errors"]:
-        notes.append(f"{block['errors']} item(s) errored")
-    return notes

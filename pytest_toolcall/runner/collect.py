@@ -33,15 +33,17 @@ class Catalog:
     benchmarks: dict[str, Benchmark]
     loaded: dict[str, Loaded] = field(default_factory=dict)
 
-    #: The units of the users' files collected in this process, by node id, and their markers.
+    #: The units of the users' files collected in this process, by node id.
     file_units: dict[str, Unit] = field(default_factory=dict)
-    file_markers: set[str] = field(default_factory=set)
+    #: Markers of units registered in this process (``register_markers``).
+    unit_markers: set[str] = field(default_factory=set)
 
     def load(self) -> Catalog:
         for name, benchmark in self.benchmarks.items():
             if name not in self.loaded:
                 loaded = Loaded(units=[]) if benchmark.file_suffixes else benchmark.load()
-                self.loaded[name] = repeated(loaded, self.settings.repeat)
+                benchmark.count_units(loaded.units)
+                self.loaded[name] = repeated(limited(loaded, self.settings.limit), self.settings.repeat)
         return self
 
     @property
@@ -73,6 +75,21 @@ class Catalog:
         return unit
 
 
+def limited(loaded: Loaded, limit: int | None) -> Loaded:
+    """``--toolcall-limit N``: the first N units of each part and category of the data (applied here,
+    once, for every benchmark; the users' own files are never cut)."""
+    if limit is None:
+        return loaded
+    taken: dict[tuple[str, str], int] = {}
+    units = []
+    for unit in loaded.units:
+        key = (unit.part, unit.category)
+        if taken.get(key, 0) < limit:
+            taken[key] = taken.get(key, 0) + 1
+            units.append(unit)
+    return Loaded(units=units, problems=loaded.problems)
+
+
 def repeated(loaded: Loaded, repeat: int) -> Loaded:
     """Under ``--toolcall-repeat N`` every unit becomes N units, attempts 1..N side by side (so the
     attempts of a unit run close together and a shard keeps them together)."""
@@ -101,6 +118,8 @@ class BenchmarkModule(pytest.Module):
         return False
 
     def collect(self) -> list[pytest.Item | pytest.Collector]:
+        for name in self.catalog.module_benchmarks:
+            register_markers(self.config, self.catalog, self.catalog.loaded[name].units, f"a marker of {name} units")
         problems = [
             DataProblem.from_parent(self, name=name, message=message)
             for loaded in self.catalog.loaded.values()
@@ -139,10 +158,8 @@ class BenchmarkFile(pytest.File):
             raise self.CollectError("\n".join(message for _, message in loaded.problems))
         function = items.test_function(self.benchmark, catalog.benchmarks[self.benchmark], self.config)
         collected = []
+        register_markers(self.config, catalog, loaded.units, f"a tag in {self.nodeid}")
         for unit in loaded.units:
-            for marker in set(unit.markers) - catalog.file_markers:  # case tags: -m works under --strict-markers
-                self.config.addinivalue_line("markers", f"{marker}: a tag of {unit.file}")
-                catalog.file_markers.add(marker)
             catalog.file_units[unit.nodeid] = unit
             collected.append(UnitItem.from_parent(self, name=unit.param_id, callobj=function, unit=unit))
         return collected
@@ -161,6 +178,16 @@ class UnitItem(pytest.Function):
         # Where the unit is written (the case's line), not where the test function is.
         line = self.stash[UNIT].fields.get("line")
         return self.path, (line - 1 if isinstance(line, int) else 0), self.name
+
+
+def register_markers(config: pytest.Config, catalog: Catalog, units: list[Unit], description: str) -> None:
+    """Register every marker the units carry that is not registered yet, so that ``-m`` works and
+    ``--strict-markers`` passes without the benchmark declaring them (case tags, categories)."""
+    known = {line.split(":", 1)[0].split("(", 1)[0].strip() for line in config.getini("markers")}
+    for marker in dict.fromkeys(m for unit in units for m in unit.markers):
+        if marker not in known and marker not in catalog.unit_markers:
+            config.addinivalue_line("markers", f"{marker}: {description}")
+            catalog.unit_markers.add(marker)
 
 
 def unit_of(item: pytest.Item) -> Unit | None:

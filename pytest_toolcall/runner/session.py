@@ -18,6 +18,7 @@ import pytest
 from pytest_toolcall import __version__
 from pytest_toolcall.core import registry
 from pytest_toolcall.core.benchmark import MODULE_NODEID, Benchmark, OtherModel, Unit
+from pytest_toolcall.core.blocks import BlockError
 from pytest_toolcall.core.registry import is_benchmark_nodeid
 from pytest_toolcall.core.settings import ORACLE, Settings, redact_url, usage_error
 from pytest_toolcall.model import sdk_process
@@ -342,7 +343,10 @@ class ToolcallRun:
         self.interrupted = session.exitstatus == pytest.ExitCode.INTERRUPTED
         self.catalog  # the data, for what aggregates need of it (the xdist controller loads it here)  # noqa: B018
         samples = self.samples()
-        self.metrics = aggregate(self.benchmarks, samples)
+        try:
+            self.metrics = aggregate(self.benchmarks, samples)
+        except BlockError as exc:  # a benchmark's bug: one line, not a traceback, and no report
+            pytest.exit(str(exc), returncode=pytest.ExitCode.INTERNAL_ERROR)
         self.keep_unit_costs(samples)
         if xml is not None:
             for name, benchmark in self.benchmarks.items():

@@ -1,4 +1,4 @@
-"""The block helpers of ``results.intervals`` and the gate's views, against values computed here."""
+"""The block helpers of ``core.intervals`` and the gate's views, against values computed here."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.benchmarks.acebench.dataset import CATEGORIES, GROUPS, OVERALL_WEIGHTS
-from pytest_toolcall.results import intervals
+from pytest_toolcall.core import intervals
+from pytest_toolcall.core.statistics import bootstrap_interval, grouped_intervals, tool_call_f1
 from pytest_toolcall.results.gate import evaluate, parse_thresholds, views
-from pytest_toolcall.results.statistics import bootstrap_interval, grouped_intervals, tool_call_f1
 
 
 @pytest.mark.parametrize(("n", "p"), [(1, 0.3), (7, 0.2), (40, 0.5), (300, 0.9), (1000, 0.07), (5000, 0.4)])

@@ -34,8 +34,8 @@ from pytest_toolcall.core.benchmark import (
     Verdict,
 )
 from pytest_toolcall.core.settings import ORACLE, Option, parse_choices, parse_number, usage_error
+from pytest_toolcall.core.text import one_line
 from pytest_toolcall.core.types import ChatRequest, ChatResponse, Model
-from pytest_toolcall.text import one_line
 
 #: The pinned data root shipped in the package (chenchen0103/ACEBench@56dd66c, MIT).
 SHIPPED_ROOT = Path(__file__).with_name("data")
@@ -149,7 +149,6 @@ class ACEBench(Benchmark):
         except DataError as exc:
             loaded.problems.append(("acebench", str(exc)))
             return loaded
-        limit = self.settings.limit
         for lang in self.langs:
             for category in CATEGORIES:
                 try:
@@ -158,7 +157,7 @@ class ACEBench(Benchmark):
                     loaded.problems.append((f"acebench[{lang}/{category}]", str(exc)))
                     continue
                 self.sizes[(lang, category)] = len(samples)
-                loaded.units += [self.unit(sample) for sample in samples[:limit]]
+                loaded.units += [self.unit(sample) for sample in samples]
         return loaded
 
     def unit(self, sample: Sample) -> Unit:
@@ -315,39 +314,18 @@ class ACEBench(Benchmark):
 
         return acebench_table(block)
 
-    def compare(
-        self,
-        baseline_samples: list[dict[str, Any]],
-        baseline_metrics: dict[str, dict[str, Any]],
-        samples: list[dict[str, Any]],
-        blocks: dict[str, dict[str, Any]],
-    ) -> dict[str, dict[str, Any]]:
-        """Every category, group and OVERALL of each language run in both (OVERALL gated)."""
-        from pytest_toolcall.benchmarks.acebench.metrics import reported_values
-        from pytest_toolcall.results.comparison import compare_grouped
-        from pytest_toolcall.results.intervals import unit_means_by
+    def block_of(self, record: Mapping[str, Any]) -> str:
+        """One block per language."""
+        return f"acebench/{record.get('lang')}"
 
-        changes: dict[str, dict[str, Any]] = {}
-        for lang in sorted({s.get("lang") for s in samples if s.get("lang")}):
-            name = f"acebench/{lang}"
-            before = unit_means_by([s for s in baseline_samples if s.get("lang") == lang], "category")
-            now = unit_means_by([s for s in samples if s.get("lang") == lang], "category")
-            if not before:
-                continue
-            old, new = baseline_metrics.get(name), blocks.get(name)
-            # The values the reports show only when both ran whole; else the means over the shared units.
-            whole = bool(old and new and not old.get("partial") and not new.get("partial"))
-            compared = compare_grouped(
-                before,
-                now,
-                GROUPS,
-                OVERALL_WEIGHTS,
-                baseline_values=reported_values(old) if whole else None,
-                now_values=reported_values(new) if whole else None,
-            )
-            for metric, change in compared.items():
-                changes[f"{name}.{metric}"] = {**change, "gated": metric == "overall"}
-        return changes
+    def comparison_weights(self, block: str, units: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, float]]:
+        """Every category, group and OVERALL (OVERALL gated), weighted as the official groups are."""
+        from pytest_toolcall.core.comparison import grouped_weights
+
+        by_category: dict[str, list[str]] = {}
+        for key, record in sorted(units.items()):
+            by_category.setdefault(str(record.get("category")), []).append(key)
+        return grouped_weights(dict(sorted(by_category.items())), GROUPS, OVERALL_WEIGHTS)
 
     @classmethod
     def claims_metric(cls, name: str) -> bool:
@@ -367,6 +345,8 @@ class ACEBench(Benchmark):
     @classmethod
     def gate_values(cls, name: str, metrics: dict[str, dict[str, Any]]) -> list[tuple[str, float | None]]:
         """Unprefixed names must hold in every language run."""
+        from pytest_toolcall.core.blocks import block_value
+
         lang, _, metric = name.removeprefix("acebench/").rpartition(".")
         metric = ALIASES.get(metric, metric)
         langs = [lang] if lang else sorted(k.removeprefix("acebench/") for k in metrics if k.startswith("acebench/"))
@@ -375,7 +355,7 @@ class ACEBench(Benchmark):
         values = []
         for language in langs:
             block = metrics.get(f"acebench/{language}")
-            values.append((f"acebench/{language} {metric}", _lookup(block, metric) if block else None))
+            values.append((f"acebench/{language} {metric}", block_value(block, metric)))
         return values
 
     def suite_properties(self, name: str, block: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -386,15 +366,6 @@ class ACEBench(Benchmark):
             if m["process_acc"] is not None:
                 props.append((f"{name}.{category}.process_acc", m["process_acc"]))
         return props
-
-
-def _lookup(block: dict[str, Any], metric: str) -> float | None:
-    if metric == "overall":
-        return block["overall"]
-    if metric in GROUPS:
-        return block["groups"].get(metric)
-    category = block["categories"].get(metric)
-    return category["accuracy"] if category else None
 
 
 def _speaker(model: Model, sampling: dict[str, Any]) -> Callable[[list[dict[str, Any]]], str]:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_toolcall.text import clip
+from pytest_toolcall.core.text import clip
 
 # Resource caps (the official code would hang or exhaust memory on these; here they fail decoding).
 MAX_STRUCTURAL_CHARS = 50_000  # commas and brackets: bounds the size of the parsed tree

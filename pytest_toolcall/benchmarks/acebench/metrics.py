@@ -7,7 +7,7 @@ or incomplete (a selection, ``--toolcall-limit``, errors), OVERALL is renormalis
 that ran, unrounded, and the run is marked partial; the official value is kept beside it (a category
 run short counts its missing units as failed there: ``accuracy_official``).
 
-Uncertainty (``results.intervals``): every category has its ``ci95``; groups and OVERALL get
+Uncertainty (``core.intervals``): every category has its ``ci95``; groups and OVERALL get
 ``groups_ci95`` and ``overall_ci95`` from the stratified bootstrap over units (the renormalised value's
 interval when the block is partial). Under ``--toolcall-repeat`` accuracies are over attempts, and each
 category and the block carry ``pass_hat_k`` and their flaky units.
@@ -20,7 +20,7 @@ from typing import Any
 
 from pytest_toolcall.benchmarks.acebench.dataset import CATEGORIES, GROUPS, OVERALL_WEIGHTS, family
 from pytest_toolcall.core.failure_kinds import failure_kind_counts
-from pytest_toolcall.results.intervals import as_list, category_fields, group_intervals, repeat_fields, unit_means_by
+from pytest_toolcall.core.intervals import as_list, category_fields, group_intervals, repeat_fields, unit_means_by
 
 #: Outcomes of items that did not run to a verdict on purpose: not part of any denominator.
 NOT_SCORED = {"skipped"}
@@ -119,14 +119,3 @@ def _accuracy(category: str, value: float) -> float:
 
 def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
-
-
-def reported_values(block: dict[str, Any] | None) -> dict[str, float]:
-    """A block's values by comparison name: ``overall``, each group, each category's accuracy."""
-    if not block:
-        return {}
-    values = {c: m["accuracy"] for c, m in block.get("categories", {}).items()}
-    values.update((g, v) for g, v in block.get("groups", {}).items() if v is not None)
-    if block.get("overall") is not None:
-        values["overall"] = block["overall"]
-    return values

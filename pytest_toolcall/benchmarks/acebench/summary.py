@@ -8,8 +8,8 @@ from tabulate import tabulate
 
 from pytest_toolcall.benchmarks.acebench.dataset import OVERALL_WEIGHTS
 from pytest_toolcall.core.failure_kinds import failure_kind_line
-from pytest_toolcall.results.summary import coverage_notes, interval, pass_hat
-from pytest_toolcall.text import measured, number
+from pytest_toolcall.core.tables import coverage_notes, interval, pass_hat
+from pytest_toolcall.core.text import measured, number
 
 
 def acebench_table(block: dict[str, Any]) -> list[str]:

@@ -23,8 +23,8 @@ from pytest_toolcall.benchmarks.bfcl.data import LIVE, NON_LIVE
 from pytest_toolcall.benchmarks.bfcl.metrics import ALL_CATEGORIES, MULTI_TURN
 from pytest_toolcall.core.benchmark import Benchmark, Dialogue, Loaded, Models, Plan, Requests, Unit, Verdict
 from pytest_toolcall.core.settings import Option, parse_choices, usage_error
+from pytest_toolcall.core.text import one_line
 from pytest_toolcall.core.types import ChatRequest, ChatResponse
-from pytest_toolcall.text import one_line
 
 MODES = ("fc", "prompting")
 #: Groups accepted by ``--toolcall-bfcl-categories`` besides category names.
@@ -111,7 +111,7 @@ class BFCL(Benchmark):
             load = load_multi_turn_category if category in MULTI_TURN else load_category
             samples, problems = load(category)
             self.sizes[category] = len(samples)
-            loaded.units += [self.unit(sample) for sample in samples[: self.settings.limit]]
+            loaded.units += [self.unit(sample) for sample in samples]
             loaded.problems += [(f"bfcl[{category}]", str(problem)) for problem in problems]
         return loaded
 
@@ -253,7 +253,9 @@ class BFCL(Benchmark):
 
     @classmethod
     def claims_metric(cls, name: str) -> bool:
-        """``bfcl.<category>``, ``bfcl.non_live``, ``bfcl.live``, ``bfcl.multi_turn``, ``bfcl.overall``."""
+        """``bfcl.<category>``, ``bfcl.non_live``, ``bfcl.live``, ``bfcl.multi_turn``, ``bfcl.overall``:
+        read by the default ``gate_values`` from the block's ``categories``, ``groups`` and ``overall``,
+        so strict gating checks ``groups_official`` and ``overall_official``, the official values."""
         if not name.startswith("bfcl."):
             return False
         metric = name.removeprefix("bfcl.")
@@ -263,17 +265,6 @@ class BFCL(Benchmark):
                 "or bfcl.<category>"
             )
         return True
-
-    @classmethod
-    def gate_values(cls, name: str, metrics: dict[str, dict[str, Any]]) -> list[tuple[str, float | None]]:
-        block = metrics.get(cls.name)
-        metric = name.removeprefix("bfcl.")
-        if block is None:
-            return [(name, None)]
-        if metric in ALL_CATEGORIES:  # a category before a score of the same name
-            category = block["categories"].get(metric)
-            return [(name, category["accuracy"] if category else None)]
-        return [(name, block["scores"][metric]["value"])]
 
     def suite_properties(self, name: str, block: dict[str, Any]) -> list[tuple[str, Any]]:
         props: list[tuple[str, Any]] = [(f"{name}.mode", block["mode"]), (f"{name}.partial", block["partial"])]
@@ -302,7 +293,7 @@ def reply_calls(response: ChatResponse) -> list[dict[str, Any]]:
 def failure_message(sample: Any, response: ChatResponse, calls: list[dict[str, Any]], verdict: Any, mode: str) -> str:
     """The official error type and what it is about (the parameter, the call), the reply, and what
     the possible answer accepts."""
-    from pytest_toolcall.text import clip
+    from pytest_toolcall.core.text import clip
 
     reason = "; ".join(verdict.errors) or "no detail"
     lines = [f"{verdict.error_type}: {reason}"]

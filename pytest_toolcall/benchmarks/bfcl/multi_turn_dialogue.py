@@ -148,7 +148,7 @@ def evaluate(sample: MultiTurnSample, run: DialogueRun, mode: str) -> dict[str, 
 
 def transcript(run: DialogueRun, limit: int = 40) -> str:
     """The executed calls and their results, turn by turn, for a failure message."""
-    from pytest_toolcall.text import clip
+    from pytest_toolcall.core.text import clip
 
     lines = []
     for turn, steps in enumerate(run.executed):

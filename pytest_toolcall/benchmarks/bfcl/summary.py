@@ -8,8 +8,8 @@ from tabulate import tabulate
 
 from pytest_toolcall.benchmarks.bfcl.metrics import OVERALL_WEIGHTS
 from pytest_toolcall.core.failure_kinds import failure_kind_line
-from pytest_toolcall.results.summary import coverage_notes
-from pytest_toolcall.text import number
+from pytest_toolcall.core.tables import coverage_notes
+from pytest_toolcall.core.text import number
 
 _SCORE_ROWS = ("non_live", "live", "irrelevance", "relevance", "multi_turn", "overall")
 

@@ -13,7 +13,7 @@ only when a case file is read.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
@@ -124,7 +124,7 @@ class Cases(Benchmark):
 
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         from pytest_toolcall.benchmarks.cases.metrics import cases_metrics
-        from pytest_toolcall.results.intervals import category_fields, repeat_fields
+        from pytest_toolcall.core.intervals import category_fields, repeat_fields
 
         if not records:
             return {}  # no case and no Python test ran: no block (a gate on it says "not measured")
@@ -147,6 +147,17 @@ class Cases(Benchmark):
         from pytest_toolcall.benchmarks.cases.summary import cases_table
 
         return cases_table(block)
+
+    def comparison_weights(self, block: str, units: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, float]]:
+        """``overall``, ``file.<stem>`` and ``tag.<tag>``, by the gate's names, each unit alike."""
+        from pytest_toolcall.benchmarks.cases.format import case_file_stem
+
+        members: dict[str, list[str]] = {"overall": sorted(units)}
+        for key, record in sorted(units.items()):
+            members.setdefault(f"file.{case_file_stem(str(record.get('file')))}", []).append(key)
+            for tag in dict.fromkeys(record.get("tags") or ()):
+                members.setdefault(f"tag.{tag}", []).append(key)
+        return {metric: dict.fromkeys(keys, 1 / len(keys)) for metric, keys in sorted(members.items()) if keys}
 
     @classmethod
     def claims_metric(cls, name: str) -> bool:

@@ -25,7 +25,7 @@ import yaml
 from jsonschema.exceptions import best_match
 
 from pytest_toolcall.benchmarks.general_fc.dataset import schema_problem
-from pytest_toolcall.text import clip
+from pytest_toolcall.core.text import clip
 
 SUFFIXES = (".toolcall.yaml", ".toolcall.yml", ".toolcall.jsonl")
 EXPECT_KINDS = ("no_call", "should_call_tool", "calls", "any_of", "status")

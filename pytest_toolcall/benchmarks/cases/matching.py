@@ -41,7 +41,7 @@ from pytest_toolcall.core.failure_kinds import (
     WRONG_VALUE,
     has_tool_markup,
 )
-from pytest_toolcall.text import clip
+from pytest_toolcall.core.text import clip
 
 DEFAULT_TOLERANCE = 1e-6  # for {$approx: x} without $tol
 

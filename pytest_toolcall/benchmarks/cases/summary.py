@@ -6,7 +6,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from pytest_toolcall.text import number
+from pytest_toolcall.core.text import number
 
 
 def cases_table(block: dict[str, Any]) -> list[str]:

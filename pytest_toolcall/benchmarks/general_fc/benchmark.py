@@ -59,7 +59,7 @@ class GeneralFC(Benchmark):
                 samples, problems = index_file(path)
             except DataError as exc:
                 raise usage_error("general-fc", str(exc)) from None
-            for sample in samples[: self.settings.limit]:
+            for sample in samples:
                 self.warnings += sample.warnings
                 loaded.units.append(
                     Unit(
@@ -123,8 +123,8 @@ class GeneralFC(Benchmark):
         """Tool-call F1 (gated) and the share of lines passed, over the lines both runs answered; under
         repeats a line's decision is the majority of its attempts (a tie counts as a call)."""
         from pytest_toolcall.benchmarks.general_fc.metrics import is_scored, record_pred
-        from pytest_toolcall.results.comparison import compare_f1, compare_metric
-        from pytest_toolcall.results.statistics import attempt_scores, unit_key, unit_means
+        from pytest_toolcall.core.comparison import compare_f1, compare_metric
+        from pytest_toolcall.core.statistics import attempt_scores, unit_key, unit_means
 
         def decisions(rows: list[dict[str, Any]]) -> dict[str, tuple[bool, bool]]:
             votes: dict[str, list[bool]] = {}
@@ -151,11 +151,6 @@ class GeneralFC(Benchmark):
         if metric not in METRIC_NAMES:
             raise ValueError(f"unknown general_fc metric {metric!r}; choose from {', '.join(sorted(METRIC_NAMES))}")
         return True
-
-    @classmethod
-    def gate_values(cls, name: str, metrics: dict[str, dict[str, Any]]) -> list[tuple[str, float | None]]:
-        block = metrics.get(cls.name)
-        return [(name, block.get(name.removeprefix("general_fc.")) if block else None)]
 
 
 def _reference_samples(path_text: str | None) -> list[dict[str, Any]] | None:

@@ -24,7 +24,7 @@ import jsonschema
 from jsonschema.exceptions import SchemaError
 
 from pytest_toolcall.core.benchmark import DataError
-from pytest_toolcall.text import clip
+from pytest_toolcall.core.text import clip
 
 FIELDS = ("messages", "tools", "should_call_tool")
 

@@ -3,7 +3,7 @@ accuracy (K2-Vendor-Verifier's metric table), and agreement with a reference run
 
 Two views of failed requests: the metrics over the lines that got an answer (errors left out), and
 K2-Vendor-Verifier's, where a request that failed counts as an answer without a tool call (its
-``*_official`` fields and ``official`` counts). Intervals (``results.intervals``): ``tool_call_f1_ci95``
+``*_official`` fields and ``official`` counts). Intervals (``core.intervals``): ``tool_call_f1_ci95``
 from the bootstrap over (predicted, label) units, ``schema_accuracy_ci95`` Wilson over the tool-call
 attempts, ``accuracy_ci95`` of passed/scored; under ``--toolcall-repeat`` each attempt is a unit of these
 intervals, and the block has ``pass_hat_k`` and ``flaky``."""
@@ -14,8 +14,8 @@ from typing import Any
 
 from pytest_toolcall.benchmarks.general_fc.scoring import ERROR, OTHER, SKIPPED, TOOL_CALLS
 from pytest_toolcall.core.failure_kinds import failure_kind_counts
-from pytest_toolcall.results.intervals import as_list, category_fields, f1_interval, repeat_fields
-from pytest_toolcall.results.statistics import wilson
+from pytest_toolcall.core.intervals import as_list, category_fields, f1_interval, repeat_fields
+from pytest_toolcall.core.statistics import wilson
 
 # ---- aggregates ------------------------------------------------------------------------------
 

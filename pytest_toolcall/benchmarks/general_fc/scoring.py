@@ -28,8 +28,8 @@ from pytest_toolcall.core.failure_kinds import (
     has_tool_markup,
 )
 from pytest_toolcall.core.patterns import bounded_validator
+from pytest_toolcall.core.text import clip
 from pytest_toolcall.core.types import ChatResponse
-from pytest_toolcall.text import clip
 
 TOOL_CALLS = "tool_calls"
 

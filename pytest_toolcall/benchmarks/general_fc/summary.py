@@ -7,8 +7,8 @@ from typing import Any
 from tabulate import tabulate
 
 from pytest_toolcall.core.failure_kinds import failure_kind_line
-from pytest_toolcall.results.summary import interval, pass_hat
-from pytest_toolcall.text import measured, number
+from pytest_toolcall.core.tables import interval, pass_hat
+from pytest_toolcall.core.text import measured, number
 
 
 def general_fc_table(block: dict[str, Any]) -> list[str]:

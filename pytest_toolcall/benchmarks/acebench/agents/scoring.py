@@ -22,7 +22,7 @@ from typing import Any
 
 from pytest_toolcall.benchmarks.acebench.agents.rollout import Rollout
 from pytest_toolcall.benchmarks.acebench.dataset import Sample
-from pytest_toolcall.text import show
+from pytest_toolcall.core.text import show
 
 WRONG_CLASS_COUNT = "wrong number of class"
 WRONG_ATTRIBUTES = "class attributes wrong"

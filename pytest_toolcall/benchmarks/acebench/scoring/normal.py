@@ -14,7 +14,7 @@ from typing import Any
 from pytest_toolcall.benchmarks.acebench.dataset import api_name
 from pytest_toolcall.benchmarks.acebench.decode import Call
 from pytest_toolcall.benchmarks.acebench.scoring.verdict import Verdict
-from pytest_toolcall.text import show
+from pytest_toolcall.core.text import show
 
 # Declared JSON-ish type -> the Python type the official checker demands. ``number`` maps to int and
 # ``enum`` to a type nothing has, both as in the original table.

@@ -10,7 +10,7 @@ from pytest_toolcall.benchmarks.acebench.decode import DecodeError, decode_multi
 from pytest_toolcall.benchmarks.acebench.scoring.normal import check_normal
 from pytest_toolcall.benchmarks.acebench.scoring.special import check_special
 from pytest_toolcall.benchmarks.acebench.scoring.verdict import Verdict
-from pytest_toolcall.text import clip, one_line
+from pytest_toolcall.core.text import clip, one_line
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from pytest_toolcall.results.statistics import RESAMPLES, attempt_scores, unit_key, unit_means
+from pytest_toolcall.core.statistics import RESAMPLES, attempt_scores, unit_key, unit_means
 
 #: Default significance level of ``--toolcall-fail-on-regression``.
 ALPHA = 0.05
@@ -215,6 +215,43 @@ def compare_units(
     return {"regressed": [names.get(k, k) for k in regressed], "fixed": [names.get(k, k) for k in fixed]}
 
 
+def grouped_weights(
+    units_by_category: Mapping[str, Sequence[str]],
+    groups: Mapping[str, Sequence[str]],
+    group_weights: Mapping[str, float],
+) -> dict[str, dict[str, float]]:
+    """Unit weights of every category, group and ``"overall"`` of a block with weighted groups
+    (ACEBench: ``GROUPS``, ``OVERALL_WEIGHTS``), from the keys of the units both runs share per
+    category. Metrics without a shared unit are left out."""
+    weights: dict[str, dict[str, float]] = {c: unit_weights({c: keys}) for c, keys in units_by_category.items()}
+    for group, members in groups.items():
+        weights[group] = unit_weights({c: units_by_category.get(c, []) for c in members})
+    weights["overall"] = unit_weights(units_by_category, {g: groups[g] for g in group_weights}, group_weights)
+    return {name: weight for name, weight in weights.items() if weight}
+
+
+def compare_metrics(
+    baseline: Mapping[str, float],
+    now: Mapping[str, float],
+    weights: Mapping[str, Mapping[str, float]],
+    *,
+    baseline_values: Mapping[str, float] | None = None,
+    now_values: Mapping[str, float] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """``compare_metric`` of every metric of ``weights`` (name -> unit weights) from per-unit mean
+    scores in each run. ``baseline_values`` / ``now_values``: the reported values by metric name,
+    used when given."""
+    baseline_values = baseline_values or {}
+    now_values = now_values or {}
+    return {
+        name: compare_metric(
+            baseline, now, unit_weight, baseline_value=baseline_values.get(name), now_value=now_values.get(name)
+        )
+        for name, unit_weight in weights.items()
+        if unit_weight
+    }
+
+
 def compare_grouped(
     baseline: Mapping[str, Mapping[str, float]],
     now: Mapping[str, Mapping[str, float]],
@@ -224,31 +261,14 @@ def compare_grouped(
     baseline_values: Mapping[str, float] | None = None,
     now_values: Mapping[str, float] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Comparisons of every category, group and ``"overall"`` of a block (ACEBench: ``GROUPS``,
-    ``OVERALL_WEIGHTS``) from per-unit mean scores per category in each run. ``baseline_values`` /
-    ``now_values``: the reported values by metric name, used when given. Metrics without a shared
-    unit are left out."""
+    """Comparisons of every category, group and ``"overall"`` from per-unit mean scores per category
+    in each run (``grouped_weights``, ``compare_metrics``)."""
     categories = sorted(baseline.keys() | now.keys())
     shared = {c: sorted(baseline.get(c, {}).keys() & now.get(c, {}).keys()) for c in categories}
     flat_baseline = {k: v for c in categories for k, v in baseline.get(c, {}).items()}
     flat_now = {k: v for c in categories for k, v in now.get(c, {}).items()}
-    weights: dict[str, dict[str, float]] = {c: unit_weights({c: keys}) for c, keys in shared.items()}
-    for group, members in groups.items():
-        weights[group] = unit_weights({c: shared.get(c, []) for c in members})
-    weights["overall"] = unit_weights(shared, {g: groups[g] for g in group_weights}, group_weights)
-    baseline_values = baseline_values or {}
-    now_values = now_values or {}
-    return {
-        name: compare_metric(
-            flat_baseline,
-            flat_now,
-            unit_weight,
-            baseline_value=baseline_values.get(name),
-            now_value=now_values.get(name),
-        )
-        for name, unit_weight in weights.items()
-        if unit_weight
-    }
+    weights = grouped_weights(shared, groups, group_weights)
+    return compare_metrics(flat_baseline, flat_now, weights, baseline_values=baseline_values, now_values=now_values)
 
 
 def compare_f1(

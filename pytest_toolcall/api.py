@@ -1,0 +1,133 @@
+"""The public API of pytest-toolcall: everything a third-party benchmark or a user's test needs.
+
+A benchmark (``docs/writing-a-benchmark.md``) subclasses ``Benchmark`` and implements ``load``,
+``plan`` and ``score``; the metrics block, its table, gate names and values, JUnit properties and the
+comparison with a baseline come from the defaults, built from the helpers exported here. A user's test
+asserts on an answer with ``assert_tool_calls`` (imported on first use, like the response types: they
+need YAML and jsonschema). Names not listed in ``__all__`` are internal and may change.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_toolcall.core.benchmark import (
+    Benchmark,
+    DataError,
+    Dialogue,
+    Loaded,
+    Models,
+    OtherModel,
+    Plan,
+    Requests,
+    Skip,
+    Unit,
+    Verdict,
+)
+from pytest_toolcall.core.blocks import (
+    BlockError,
+    accuracy_block,
+    accuracy_row,
+    block_value,
+    check_blocks,
+    interval_keys,
+    official_key,
+)
+from pytest_toolcall.core.comparison import compare_metric, compare_metrics, mcnemar_exact, unit_weights
+from pytest_toolcall.core.failure_kinds import (
+    EXTRA_CALL,
+    FAILURE_KINDS,
+    INVALID_JSON,
+    MISSING_CALL,
+    NO_CALL,
+    SCHEMA_VIOLATION,
+    TOOL_MARKUP_IN_TEXT,
+    TRUNCATED,
+    UNEXPECTED_CALL,
+    UNKNOWN_TOOL_KIND,
+    WRONG_ORDER,
+    WRONG_VALUE,
+    failure_kind_counts,
+)
+from pytest_toolcall.core.intervals import accuracy_interval, as_list, category_fields, repeat_fields
+from pytest_toolcall.core.settings import ORACLE, Option, parse_choices, parse_number, usage_error
+from pytest_toolcall.core.statistics import pass_hat_k, wilson
+from pytest_toolcall.core.tables import default_table
+from pytest_toolcall.core.types import ChatRequest, ChatResponse, Model, RequestError
+
+_LAZY = {
+    "assert_tool_calls": "pytest_toolcall.benchmarks.cases.assertions",
+    "check_tool_calls": "pytest_toolcall.benchmarks.cases.assertions",
+    "ToolCallAssertionError": "pytest_toolcall.benchmarks.cases.assertions",
+    "ToolCallResponse": "pytest_toolcall.benchmarks.cases.response",
+    "ToolCall": "pytest_toolcall.benchmarks.cases.response",
+}
+
+__all__ = [
+    # the protocol
+    "Benchmark",
+    "DataError",
+    "Dialogue",
+    "Loaded",
+    "Models",
+    "OtherModel",
+    "Plan",
+    "Requests",
+    "Skip",
+    "Unit",
+    "Verdict",
+    "Option",
+    "ORACLE",
+    "parse_choices",
+    "parse_number",
+    "usage_error",
+    # requests and responses
+    "ChatRequest",
+    "ChatResponse",
+    "Model",
+    "RequestError",
+    # metrics blocks
+    "BlockError",
+    "accuracy_block",
+    "accuracy_row",
+    "block_value",
+    "check_blocks",
+    "interval_keys",
+    "official_key",
+    "default_table",
+    # intervals, repeats and the comparison
+    "accuracy_interval",
+    "as_list",
+    "category_fields",
+    "repeat_fields",
+    "pass_hat_k",
+    "wilson",
+    "compare_metric",
+    "compare_metrics",
+    "mcnemar_exact",
+    "unit_weights",
+    # failure kinds
+    "FAILURE_KINDS",
+    "EXTRA_CALL",
+    "INVALID_JSON",
+    "MISSING_CALL",
+    "NO_CALL",
+    "SCHEMA_VIOLATION",
+    "TOOL_MARKUP_IN_TEXT",
+    "TRUNCATED",
+    "UNEXPECTED_CALL",
+    "UNKNOWN_TOOL_KIND",
+    "WRONG_ORDER",
+    "WRONG_VALUE",
+    "failure_kind_counts",
+    # a user's test
+    *_LAZY,
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

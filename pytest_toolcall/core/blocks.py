@@ -1,0 +1,233 @@
+"""Metrics blocks: the helper that writes the protocol's default block, the naming rules every block
+follows, and the one validator of those rules.
+
+A metrics block is a JSON object of plain builtins, named ``<benchmark>`` or ``<benchmark>/<part>``
+(``acebench/en``). The gate, the summaries, the HTML report and the comparison read a block's values
+by these rules, at every level of nesting:
+
+* ``<x>_ci95`` is the 95 % interval of the sibling number ``<x>``: ``[lo, hi]`` with lo <= hi, or
+  None when nothing was measured. When ``<x>`` is an object of numbers (``groups``), ``<x>_ci95`` is
+  an object with (some of) the same keys, each an interval or None.
+* ``ci95`` is the interval of the sibling ``accuracy`` (a row of a table: a category, a file, a tag).
+  ``accuracy_ci95`` says the same; a row has one or the other, never both.
+* ``<x>_official`` is the official value of the sibling ``<x>`` (missing units and failed requests
+  counted against the model), a number or None, or an object with the same keys as ``<x>``.
+* An interval or an official value without its sibling, or of another shape, is an error; so is any
+  other key that names a 95 % interval (``ci_95``, ``ci95_overall``, ``accuracy_ci95_low``), since the
+  gate would silently read no interval for it.
+
+``--toolcall-gate-on lower`` reads each value's interval by these names and
+``--toolcall-gate-value strict`` its official value: a block that breaks them would gate on the point
+value without a word, which is why ``check_blocks`` runs on every block a benchmark writes, in a run
+and in ``pytest-toolcall merge|gate|html``, and a problem stops the run.
+
+The default block (``accuracy_block``), for a benchmark whose unit passes or fails:
+
+* ``categories``: per category ``n``, ``passed``, ``failed``, ``errors`` (a request error is a failed
+  unit), ``accuracy`` (passed / n; None when every unit errored), ``ci95`` (Wilson; under repeats the
+  bootstrap over units, with ``units``, ``pass_hat_k`` and ``flaky``), and ``accuracy_official`` when
+  the category ran fewer units than the data holds (they count as failed there);
+* ``n``, ``passed``, ``failed``, ``errors``, ``overall`` (passed / n over every unit: each unit weighs
+  the same), ``overall_ci95``, ``overall_official`` (over every unit of the data, those not run as
+  failed), ``partial``, ``missing_categories``, ``short_categories``, ``failure_kinds``, and under
+  repeats ``pass_hat_k`` and ``flaky`` (node ids).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pytest_toolcall.core.failure_kinds import failure_kind_counts
+from pytest_toolcall.core.intervals import category_fields, repeat_fields
+
+INTERVAL = "_ci95"
+OFFICIAL = "_official"
+#: The interval of a row's ``accuracy``.
+ROW_INTERVAL = "ci95"
+#: Keys that name an interval without following the rules (checked case-insensitively).
+_LOOKS_LIKE_INTERVAL = re.compile(r"ci_?9\d", re.IGNORECASE)
+
+
+class BlockError(ValueError):
+    """A metrics block that breaks the naming rules; the message names the block and the key."""
+
+
+def interval_keys(key: str) -> tuple[str, ...]:
+    """Where the interval of a value named ``key`` may be written, in order."""
+    return (ROW_INTERVAL, f"{key}{INTERVAL}") if key == "accuracy" else (f"{key}{INTERVAL}",)
+
+
+def official_key(key: str) -> str:
+    return f"{key}{OFFICIAL}"
+
+
+def is_derived(key: str) -> bool:
+    """Whether a key holds an interval or an official value of another key (not a value of its own)."""
+    return key == ROW_INTERVAL or key.endswith((INTERVAL, OFFICIAL))
+
+
+# --- the rules --------------------------------------------------------------------------------
+
+
+def check_blocks(benchmark: str, blocks: Mapping[str, Any]) -> None:
+    """Raise ``BlockError`` listing every rule a benchmark's blocks break (module docstring)."""
+    problems = []
+    for name, block in blocks.items():
+        if name != benchmark and not name.startswith(f"{benchmark}/"):
+            problems.append(f"block {name!r}: a block of {benchmark} is named {benchmark!r} or '{benchmark}/<part>'")
+        if not isinstance(block, dict):
+            problems.append(f"block {name!r}: not an object ({type(block).__name__})")
+            continue
+        problems += [f"block {name!r}: {problem}" for problem in block_problems(block)]
+    if problems:
+        raise BlockError(f"{benchmark}: metrics blocks break the naming rules: " + "; ".join(problems))
+
+
+def block_problems(node: Mapping[str, Any], path: str = "") -> list[str]:
+    """What breaks the naming rules in an object and the objects it holds (``path``: where it is)."""
+    problems = []
+    for key, value in node.items():
+        where = f"{path}{key}"
+        if key == ROW_INTERVAL or key.endswith(INTERVAL):
+            base = "accuracy" if key == ROW_INTERVAL else key.removesuffix(INTERVAL)
+            problems += _derived_problems(node, where, base, value, _interval_problem, "an interval")
+        elif key.endswith(OFFICIAL):
+            base = key.removesuffix(OFFICIAL)
+            problems += _derived_problems(node, where, base, value, _official_problem, "an official value")
+        elif _LOOKS_LIKE_INTERVAL.search(key):
+            problems.append(f"{where}: an interval is named <value>_ci95 (or ci95 beside accuracy)")
+        if isinstance(value, dict) and not is_derived(key):
+            problems += block_problems(value, f"{where}.")
+    if ROW_INTERVAL in node and f"accuracy{INTERVAL}" in node:
+        problems.append(f"{path}ci95 and {path}accuracy_ci95: the interval of accuracy is written once")
+    return problems
+
+
+def _derived_problems(node: Mapping[str, Any], where: str, base: str, value: Any, shape: Any, what: str) -> list[str]:
+    if base not in node:
+        return [f"{where}: {what} of {base!r}, which the object does not have"]
+    sibling = node[base]
+    if isinstance(sibling, dict):
+        if value is None:
+            return []
+        if not isinstance(value, dict):
+            return [f"{where}: {what} of the object {base!r} is an object with its keys"]
+        problems = [f"{where}.{k}: {base!r} has no key {k!r}" for k in value if k not in sibling]
+        return problems + [f"{where}.{k}: {p}" for k, v in value.items() if (p := shape(v))]
+    problem = shape(value)
+    return [f"{where}: {problem}"] if problem else []
+
+
+def _interval_problem(value: Any) -> str | None:
+    if value is None:
+        return None
+    if (
+        isinstance(value, (list, tuple))
+        and len(value) == 2
+        and all(is_number(v) for v in value)
+        and value[0] <= value[1]
+    ):
+        return None
+    return f"an interval is [lower, upper] (lower <= upper) or null, not {value!r}"
+
+
+def _official_problem(value: Any) -> str | None:
+    return None if value is None or is_number(value) else f"an official value is a number or null, not {value!r}"
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+# --- reading values ---------------------------------------------------------------------------
+
+
+def block_value(block: Mapping[str, Any] | None, metric: str) -> float | None:
+    """A metric of a block by its gate name: ``overall``, a category's accuracy, a group, or a number
+    of the block itself; None when the block does not have it."""
+    if not block:
+        return None
+    if metric == "overall":
+        return block.get("overall")
+    category = (block.get("categories") or {}).get(metric)
+    if isinstance(category, dict):
+        return category.get("accuracy")
+    groups = block.get("groups") or {}
+    if metric in groups:
+        return groups[metric]
+    value = block.get(metric)
+    return value if is_number(value) else None
+
+
+def reported_values(block: Mapping[str, Any] | None) -> dict[str, float]:
+    """A block's values by comparison name: ``overall``, each group, each category's accuracy."""
+    if not block:
+        return {}
+    values = {c: m["accuracy"] for c, m in (block.get("categories") or {}).items() if m.get("accuracy") is not None}
+    values.update((g, v) for g, v in (block.get("groups") or {}).items() if v is not None)
+    if block.get("overall") is not None:
+        values["overall"] = block["overall"]
+    return values
+
+
+# --- the default block ------------------------------------------------------------------------
+
+
+def accuracy_row(records: list[Mapping[str, Any]], expected: int | None = None) -> dict[str, Any]:
+    """A category's row from its records (skipped ones left out); ``expected``: how many attempts the
+    data holds for it (units times repeats), when known."""
+    rows = [r for r in records if r.get("outcome") != "skipped"]
+    n = len(rows)
+    passed = sum(1 for r in rows if r.get("score") == 1.0)
+    errors = sum(1 for r in rows if r.get("outcome") == "error")
+    row: dict[str, Any] = {
+        "n": n,
+        "passed": passed,
+        "failed": n - passed - errors,
+        "errors": errors,
+        "accuracy": passed / n if n > errors else None,
+        **category_fields(rows),
+    }
+    if row["accuracy"] is None:  # nothing measured: no interval around a value that does not exist
+        row["ci95"] = None
+    if expected is not None and n < expected:
+        row["accuracy_official"] = passed / expected
+    return row
+
+
+def accuracy_block(records: Iterable[Mapping[str, Any]], sizes: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """The default metrics block (module docstring) from a block's records; ``sizes``: units per
+    category in the data (before ``--toolcall-limit`` and any selection), when known."""
+    rows = [r for r in records if r.get("outcome") != "skipped"]
+    sizes = dict(sizes or {})
+    attempts = max((r.get("repeat") or 1 for r in rows), default=1)
+    by_category: dict[str, list[Mapping[str, Any]]] = {}
+    for record in rows:
+        by_category.setdefault(str(record.get("category")), []).append(record)
+    order = [c for c in sizes if c in by_category] + sorted(c for c in by_category if c not in sizes)
+    categories = {c: accuracy_row(by_category[c], sizes[c] * attempts if c in sizes else None) for c in order}
+    n = len(rows)
+    passed = sum(m["passed"] for m in categories.values())
+    errors = sum(m["errors"] for m in categories.values())
+    expected = sum(max(sizes.get(c, 0) * attempts, m["n"]) for c, m in categories.items())
+    expected += sum(size * attempts for c, size in sizes.items() if c not in categories)
+    missing = [c for c in sizes if c not in categories]
+    short = [c for c, m in categories.items() if "accuracy_official" in m]
+    overall = passed / n if n > errors else None
+    return {
+        "categories": categories,
+        "n": n,
+        "passed": passed,
+        "failed": n - passed - errors,
+        "errors": errors,
+        "overall": overall,
+        "overall_ci95": category_fields(rows)["ci95"] if overall is not None else None,
+        "overall_official": passed / expected if expected and overall is not None else None,
+        "partial": bool(missing or short or errors),
+        "missing_categories": missing,
+        "short_categories": short,
+        "failure_kinds": failure_kind_counts([dict(r) for r in rows]),
+        **repeat_fields(rows),
+    }

@@ -1,0 +1,65 @@
+"""Cells and notes of a metrics block's terminal table, shared by the default table of the protocol
+and the benchmarks' own tables."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tabulate import tabulate
+
+from pytest_toolcall.core.failure_kinds import failure_kind_line
+from pytest_toolcall.core.text import measured
+
+
+def interval(ci95: Any, digits: int = 3) -> str:
+    """``[lo, hi]`` as ``0.812-0.934``; ``-`` when there is none."""
+    if not isinstance(ci95, (list, tuple)) or len(ci95) != 2 or ci95[0] is None:
+        return "-"
+    return f"{ci95[0]:.{digits}f}-{ci95[1]:.{digits}f}"
+
+
+def pass_hat(pass_hat_k: dict[str, float] | None) -> str:
+    """pass^k as ``0.90 / 0.85 / 0.81`` (k = 1, 2, ...)."""
+    if not pass_hat_k:
+        return "-"
+    return " / ".join(f"{pass_hat_k[k]:.2f}" for k in sorted(pass_hat_k, key=int))
+
+
+def coverage_notes(block: dict[str, Any]) -> list[str]:
+    """What a block of categories is missing: categories that did not run, categories cut short,
+    items that errored (for the one-line notes under a benchmark's table)."""
+    notes = []
+    if block["missing_categories"]:
+        notes.append(f"not run: {', '.join(block['missing_categories'])}")
+    if block["short_categories"]:
+        notes.append(f"not all items: {', '.join(block['short_categories'])}")
+    if block["errors"]:
+        notes.append(f"{block['errors']} item(s) errored")
+    return notes
+
+
+def default_table(block: dict[str, Any]) -> list[str]:
+    """The terminal table of the default block (``core.blocks.accuracy_block``): a row per category
+    and OVERALL, with intervals, pass^k under repeats, then what the block is missing and why units
+    failed."""
+    repeats = bool(block.get("pass_hat_k"))
+    headers = ["category", "n", "passed", "failed", "errors", "accuracy", "95% CI", *(["pass^k"] if repeats else [])]
+    rows = []
+    for name, row in block["categories"].items():
+        cells = [name, row["n"], row["passed"], row["failed"], row["errors"], measured(row["accuracy"])]
+        rows.append([*cells, interval(row.get("ci95")), *([pass_hat(row.get("pass_hat_k"))] if repeats else [])])
+    overall = ["OVERALL", block["n"], block["passed"], block["failed"], block["errors"], measured(block["overall"])]
+    rows.append([*overall, interval(block.get("overall_ci95")), *([pass_hat(block["pass_hat_k"])] if repeats else [])])
+    lines = tabulate(
+        rows, headers=headers, colalign=("left", *("right",) * (len(headers) - 1)), disable_numparse=True
+    ).splitlines()
+    notes = coverage_notes(block)
+    if block.get("overall_official") is not None and block["overall_official"] != block["overall"]:
+        notes.append(f"official OVERALL {block['overall_official']:.3f} (units not run and errors count as failed)")
+    if block.get("flaky"):
+        notes.append(f"{len(block['flaky'])} flaky unit(s)")
+    if notes:
+        lines.append("; ".join(notes))
+    if kinds := failure_kind_line(block.get("failure_kinds", {})):
+        lines.append(kinds)
+    return lines

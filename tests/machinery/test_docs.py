@@ -1,0 +1,147 @@
+"""The documentation is part of the product: the README stays a quickstart, every link resolves, the
+options reference equals the option declarations, and the CI workflow files run as written."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pytest_toolcall import cli, options_reference
+from pytest_toolcall.core.settings import all_options
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+DOCS = sorted(
+    [
+        README,
+        *(ROOT / "docs").glob("*.md"),
+        *(ROOT / "pytest_toolcall" / "benchmarks").glob("*/README.md"),
+        *(ROOT / "examples").rglob("README.md"),
+        ROOT / "benchmarks" / "README.md",
+    ]
+)
+WORKFLOWS = sorted((ROOT / "examples" / "ci").glob("*.yml"))
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens."""
+    text = re.sub(r"[`*_]", "", heading.strip().lower())
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+def anchors(path: Path) -> set[str]:
+    headings = [line.lstrip("#") for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("#")]
+    return {slug(h) for h in headings}
+
+
+def test_readme_is_a_quickstart() -> None:
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 250, f"README.md has {len(lines)} lines: move reference material to docs/"
+    commands = [line for line in lines[:6] if line.startswith("pip install")]
+    assert any("--toolcall-model oracle" in line for line in commands), "the main job's command comes first"
+    assert any("pytest" in line and "oracle" not in line for line in commands), "then the tests' command"
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_relative_link_resolves(doc: Path) -> None:
+    broken = []
+    for target in LINK.findall(doc.read_text(encoding="utf-8")):
+        if re.match(r"[a-z]+:", target):  # https:, mailto:
+            continue
+        path, _, anchor = target.partition("#")
+        resolved = (doc.parent / path).resolve() if path else doc
+        if not resolved.exists():
+            broken.append(f"{target}: no such file")
+        elif anchor and resolved.suffix == ".md" and anchor not in anchors(resolved):
+            broken.append(f"{target}: no heading #{anchor}")
+    assert not broken, f"{doc.relative_to(ROOT)}: " + "; ".join(broken)
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_docs_cite_only_the_repository(doc: Path) -> None:
+    text = doc.read_text(encoding="utf-8")
+    assert "DESIGN.md" not in text and "../shared" not in text
+
+
+def test_options_reference_equals_the_declarations() -> None:
+    document = (ROOT / options_reference.DOCUMENT).read_text(encoding="utf-8")
+    assert options_reference.updated(document) == document, (
+        "docs/options.md is out of date: python -m pytest_toolcall.options_reference --write"
+    )
+
+
+def test_options_reference_names_every_option() -> None:
+    rendered = options_reference.render()
+    shipped = [o for owner, o in all_options() if owner is None or owner in _shipped_benchmarks()]
+    assert shipped
+    for option in shipped:
+        assert f"`--toolcall-{option.name}" in rendered
+
+
+def test_options_reference_refuses_a_document_without_its_block() -> None:
+    with pytest.raises(ValueError, match="no line"):
+        options_reference.updated("# Options\n\nno generated block here\n")
+
+
+def _shipped_benchmarks() -> set[str]:
+    from pytest_toolcall.core import registry
+
+    return {n for n, c in registry.benchmark_classes().items() if c.__module__.startswith("pytest_toolcall.")}
+
+
+def _commands(workflow: Path) -> list[str]:
+    """Every shell command line of the workflow's `run` steps, continuation lines joined and GitHub
+    expressions replaced by a placeholder."""
+    document = yaml.safe_load(workflow.read_text(encoding="utf-8"))
+    lines: list[str] = []
+    for job in document["jobs"].values():
+        for step in job["steps"]:
+            if "run" not in step:
+                continue
+            script = re.sub(r"\$\{\{[^}]*\}\}", "X", step["run"]).replace("\\\n", " ")
+            if script.lstrip().startswith("pytest "):  # a folded block (`>`): one command over several lines
+                lines.append(script.replace("\n", " "))
+            else:
+                lines += script.splitlines()
+    return [line.strip() for line in lines if line.strip()]
+
+
+@pytest.mark.parametrize("workflow", WORKFLOWS, ids=lambda p: p.name)
+def test_ci_workflow_uses_only_what_exists(workflow: Path) -> None:
+    known = {f"--toolcall-{option.name}" for _, option in all_options()}
+    commands = _commands(workflow)
+    pytest_lines = [c for c in commands if c.startswith("pytest ")]
+    tool_lines = [c for c in commands if c.startswith("pytest-toolcall ")]
+    installs = [c for c in commands if c.startswith("pip install")]
+    assert pytest_lines or tool_lines, f"{workflow.name}: runs nothing of the plugin"
+    assert installs, f"{workflow.name}: installs nothing"
+    for line in installs:
+        # No package index serves the plugin: it is installed from its repository.
+        assert "pytest-toolcall @" in line, f"{workflow.name}: {line!r} installs from an index"
+    for line in pytest_lines:
+        for flag in re.findall(r"--toolcall-[a-z0-9-]+", line):
+            assert flag in known, f"{workflow.name}: {flag} is not an option"
+    for line in tool_lines:
+        words = [w for w in shlex.split(line)[1:] if not w.startswith("#")]
+        words = words[: words.index("#")] if "#" in words else words
+        try:
+            cli._parser().parse_args(words)
+        except SystemExit as exc:
+            pytest.fail(f"{workflow.name}: {line!r} does not parse (exit {exc.code})")
+
+
+def test_ci_workflow_check_finds_an_unknown_option(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yml"
+    bad.write_text(
+        'jobs:\n  j:\n    steps:\n      - run: pip install "pytest-toolcall @ git+https://x"\n'
+        "      - run: pytest --toolcall-modle=m\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(AssertionError, match="--toolcall-modle is not an option"):
+        test_ci_workflow_uses_only_what_exists(bad)

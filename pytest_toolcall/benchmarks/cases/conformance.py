@@ -84,7 +84,7 @@ class Conformance(Cases):
 
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         from pytest_toolcall.core.failure_kinds import failure_kind_counts
-        from pytest_toolcall.results.intervals import category_fields
+        from pytest_toolcall.core.intervals import category_fields
 
         if not records:
             return {}

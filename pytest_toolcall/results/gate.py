@@ -37,8 +37,8 @@ def parse_thresholds(text: str, benchmarks: Iterable[type[Benchmark]] | None = N
     in ``benchmarks`` (default: every installed one)."""
     from pytest_toolcall.results.stream_parity import StreamGate
 
-    candidates: list[Any] = list(registry.benchmark_classes().values() if benchmarks is None else benchmarks)
-    candidates.append(StreamGate)
+    # stream.parity first: ACEBench reads any <a>.<b> as <lang>.<category> and would refuse it.
+    candidates: list[Any] = [StreamGate, *(registry.benchmark_classes().values() if benchmarks is None else benchmarks)]
     thresholds = []
     for part in filter(None, (p.strip() for p in text.split(","))):
         name, sep, value = part.partition("=")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -94,7 +96,9 @@ def by_id(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def test_both_lists_exactly_the_units_whose_streams_differ(pytester: pytest.Pytester, server: ChatServer) -> None:
     plain_result, plain = run(pytester, server)
-    result, report = run(pytester, server, "--toolcall-stream=both")
+    result, report = run(
+        pytester, server, "--toolcall-stream=both", "--toolcall-fail-under=stream.parity=0.5", "--toolcall-html=r.html"
+    )
     stream = report["stream"]
     kinds = {m["nodeid"].rsplit("::", 1)[1]: m["kind"] for m in stream["mismatched"]}
     assert kinds == {"rome": "tool_calls", "oslo": "stream_protocol", "hello": "verdict"}
@@ -123,6 +127,18 @@ def test_both_lists_exactly_the_units_whose_streams_differ(pytester: pytest.Pyte
     text = result.stdout.str()
     assert "streamed vs plain: 2/5 units agree" in text
     assert 'plain:    [[{"name": "get_weather", "arguments": {"city": "Rome"}}]]' in text
+    # The gate on stream.parity, in the run and offline; the HTML report's section.
+    assert "stream.parity = 0.4000 < 0.5" in text
+    gate = subprocess.run(
+        [sys.executable, "-m", "pytest_toolcall", "gate", "report.json", "--fail-under", "stream.parity=0.4"],
+        cwd=pytester.path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert gate.returncode == 0, gate.stdout + gate.stderr
+    html = (pytester.path / "r.html").read_text()
+    assert '<section id="stream">' in html and "weather.toolcall.yaml::rome" in html
     # Each request was asked both ways.
     assert sorted(bool(b.get("stream")) for b in server.requests[-10:]) == [False] * 5 + [True] * 5
 

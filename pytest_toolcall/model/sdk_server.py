@@ -203,6 +203,10 @@ class Endpoint:
             return f"stopped: check the API key ({key}, chosen with --toolcall-api-key-env) for {endpoint}"
         if exc.status_code == 403:
             return f"stopped: check that the key ({key}) may use model {s.model!r} at {endpoint}"
+        if exc.status_code == 404 and s.api == "responses":
+            return (
+                f"stopped: check that {endpoint} serves the Responses API (POST /responses, --toolcall-api responses)"
+            )
         if exc.status_code == 404:
             return f"stopped: check the model name {s.model!r} and the endpoint {endpoint} (--toolcall-base-url)"
         if exc.status_code == 400 and _names_setting(exc, s):

@@ -184,8 +184,9 @@ class Answers:
         """Take the item's answer, for its test function (``handed_over``)."""
         self._handed = None  # (also when this item gets no answer: the slot never holds a stale one)
         job = self.prefetcher.take(item)
+        streamed = _streamed(job)  # (first: the sample's usage counts the streamed requests too)
         answer = self._answer(job, record)
-        self._handed = (unit, Handed(answer, record, self.settings.stream, _responses(job), _streamed(job)), record)
+        self._handed = (unit, Handed(answer, record, self.settings.stream, _responses(job), streamed), record)
 
     def handed_over(self, unit: Unit) -> Handed:
         """What the unit whose setup just took its answer got: the answer, its record, and under
@@ -259,7 +260,8 @@ ANSWERS = pytest.StashKey[Answers]()
 def _keep_usage(job: Any, record: dict[str, Any]) -> None:
     models = getattr(job, "models", None)
     if models is not None:
-        record["usage"], record["from_store"] = models.usage()
+        streamed = getattr(job, "streamed", None)
+        record["usage"], record["from_store"] = models.usage(streamed.models if streamed is not None else None)
 
 
 class BudgetExhausted(RequestError):
@@ -360,12 +362,16 @@ class UnitModels:
         """The answers the unit got, in the order it asked."""
         return [f.result() for f in list(self.answers) if f.done() and not f.cancelled() and not f.exception()]
 
-    def usage(self) -> tuple[dict[str, Any] | None, bool]:
-        """(the sample's ``usage``, ``from_store``): token sums and one entry per answered request."""
-        responses = self.responses()
+    def usage(self, streamed: UnitModels | None = None) -> tuple[dict[str, Any] | None, bool]:
+        """(the sample's ``usage``, ``from_store``): token sums and one entry per answered request,
+        with those of the ``streamed`` half of ``--toolcall-stream both`` (marked ``streamed``)."""
+        also = streamed.responses() if streamed is not None else []
+        responses = self.responses() + also
         if not responses:
             return None, False
         requests = [request_usage(r) for r in responses]
+        for entry in requests[len(responses) - len(also) :]:
+            entry["streamed"] = True
         usage: dict[str, Any] = {
             key: sum(r.get(key) or 0 for r in requests)
             for key in ("prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens")

@@ -139,7 +139,9 @@ def test_both_lists_exactly_the_units_whose_streams_differ(pytester: pytest.Pyte
     assert gate.returncode == 0, gate.stdout + gate.stderr
     html = (pytester.path / "r.html").read_text()
     assert '<section id="stream">' in html and "weather.toolcall.yaml::rome" in html
-    # Each request was asked both ways.
+    # Each request was asked both ways, and the usage counts both.
+    assert report["usage"]["requests"] == 2 * plain["usage"]["requests"] == 10
+    assert [r.get("streamed", False) for r in samples["paris"]["usage"]["requests"]] == [False, True]
     assert sorted(bool(b.get("stream")) for b in server.requests[-10:]) == [False] * 5 + [True] * 5
 
 

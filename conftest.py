@@ -19,6 +19,10 @@ import pytest_toolcall.benchmarks.cases.benchmark
 import pytest_toolcall.benchmarks.cases.python_tests
 import pytest_toolcall.benchmarks.cases.summary
 import pytest_toolcall.benchmarks.general_fc.benchmark
+import pytest_toolcall.runner.distributing
+import pytest_toolcall.runner.ending
+import pytest_toolcall.runner.junit
+import pytest_toolcall.runner.last_failed
 import pytest_toolcall.runner.session  # noqa: F401
 from pytest_toolcall.benchmarks.acebench.benchmark import SHIPPED_ROOT
 from pytest_toolcall.benchmarks.general_fc.benchmark import SHIPPED_SET

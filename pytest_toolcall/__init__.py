@@ -16,6 +16,10 @@ _LAZY = {
     "ToolCallAssertionError": "pytest_toolcall.benchmarks.cases.assertions",
     "ToolCallResponse": "pytest_toolcall.benchmarks.cases.response",
     "ToolCall": "pytest_toolcall.benchmarks.cases.response",
+    "assert_trajectory": "pytest_toolcall.benchmarks.cases.assertions",
+    "check_trajectory": "pytest_toolcall.benchmarks.cases.assertions",
+    "McpServer": "pytest_toolcall.benchmarks.cases.mcp_servers",
+    "Transcript": "pytest_toolcall.benchmarks.cases.steps",
 }
 __all__ = ["__version__", *_LAZY]
 

@@ -17,10 +17,16 @@ import argparse
 import sqlite3
 import sys
 from collections.abc import Sequence
+from contextlib import closing
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pytest_toolcall import __version__
 from pytest_toolcall.core.blocks import BlockError
+from pytest_toolcall.core.files import check_regular_file
+
+if TYPE_CHECKING:
+    from pytest_toolcall.results.run_result import RunResult
 
 BAD_INPUT = 2
 
@@ -39,6 +45,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return BAD_INPUT
     except KeyboardInterrupt:
         return 130
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError, sqlite3.Error) as exc:
+        # The readers check what they can name field by field; whatever else a hostile file still
+        # trips on is bad input all the same: one line naming the files, never a traceback.
+        inputs = ", ".join(str(p) for p in _inputs(args))
+        print(f"pytest-toolcall {args.name}: {inputs}: cannot be used ({type(exc).__name__}: {exc})", file=sys.stderr)
+        return BAD_INPUT
+
+
+def _inputs(args: argparse.Namespace) -> list[Path]:
+    named = [getattr(args, name, None) for name in ("reports", "report", "junit", "stores", "baseline")]
+    return [p for value in named for p in (value if isinstance(value, list) else [value]) if p is not None]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -135,16 +152,14 @@ def _merge_junit(args: argparse.Namespace) -> int:
 
 
 def _gate(args: argparse.Namespace) -> int:
-    """The in-run gate (``ToolcallRun.gate``) on a report: thresholds, regressions against a baseline,
-    completeness; the same messages, the same line, the same exit status."""
-    from types import SimpleNamespace
-
-    from pytest_toolcall.results import gate, summary
+    """The run's own gate (``results.gate.decide``) on a report: thresholds, regressions against a
+    baseline, completeness; the same messages, the same line, the same exit status."""
+    from pytest_toolcall.results import gate
 
     if not args.fail_under and args.fail_on_regression is None:
         raise CliError("nothing to gate on: give --fail-under and/or --fail-on-regression")
     try:
-        thresholds = gate.parse_thresholds(args.fail_under) if args.fail_under else []
+        thresholds = tuple(gate.parse_thresholds(args.fail_under)) if args.fail_under else ()
     except ValueError as exc:
         raise CliError(f"--fail-under: {exc}") from None
     if args.max_errors < 0:
@@ -159,48 +174,28 @@ def _gate(args: argparse.Namespace) -> int:
             raise CliError(
                 f"--fail-on-regression: ALPHA is a significance level between 0 and 1, got {args.fail_on_regression!r}"
             )
-    document = _read(args.report)
-    run, samples = document["run"], document["samples"]
-    errors = gate.report_errors(samples, list(run.get("data_problems") or []))
-    blocks = {**document["metrics"], "stream": document.get("stream")}
-    shortfalls = gate.evaluate(
-        thresholds, blocks, errors, args.max_errors, gate_on=args.gate_on, gate_value=args.gate_value
-    )
-    if alpha is not None:
-        comparison = _comparison(args, document)
-        shortfalls += gate.regressions(comparison, alpha, [t.metric for t in thresholds])
-    shortfalls += gate.completeness(
-        selected=int(run.get("selected") or 0),
-        not_run=int(run.get("not_run") or 0),
-        budget_skipped=int(run.get("not_asked") or 0),
-        ordinary_failed=len(run.get("ordinary_failed") or []),
-        interrupted=bool(run.get("interrupted")),
-    )
-    if shortfalls:
-        print("toolcall gate FAILED: " + "; ".join(shortfalls))
-        return 1
-    note = summary.gate_passed_note(
-        SimpleNamespace(thresholds=thresholds, settings=SimpleNamespace(fail_on_regression=alpha))
-    )
-    print(f"toolcall gate passed ({gate.failed_items(samples)} item(s) failed, {note})")
-    return 0
+    options = gate.GateOptions(thresholds, args.max_errors, args.gate_on, args.gate_value, alpha)
+    result = _result(args, _read(args.report), compare=alpha is not None)
+    verdict = gate.decide(result, options)
+    print(verdict.line)
+    return 1 if gate.exit_failed(verdict, result) else 0
 
 
-def _comparison(args: argparse.Namespace, document: dict) -> dict | None:
-    """The report's comparison: recomputed against ``--baseline`` when given, else the one it holds."""
-    if args.baseline is None:
-        return document.get("comparison")
-    from pytest_toolcall.results.aggregate import aggregate
-    from pytest_toolcall.results.baseline import BaselineError, compare_run, load_baseline
+def _result(args: argparse.Namespace, document: dict, compare: bool) -> RunResult:
+    """The report's result; with ``compare`` and ``--baseline``, compared anew with that baseline
+    (else the report's own comparison stands)."""
+    from pytest_toolcall.results.baseline import BaselineError, load_baseline
     from pytest_toolcall.results.merge import ReportError, rebuild_benchmarks
+    from pytest_toolcall.results.run_result import RunResult
 
+    if not compare or args.baseline is None:
+        return RunResult.of_report(document)
     try:
         baseline = load_baseline(args.baseline)
         benchmarks = rebuild_benchmarks(args.report, document["run"])
     except (BaselineError, ReportError) as exc:
         raise CliError(str(exc)) from None
-    metrics = aggregate(benchmarks, document["samples"])
-    return compare_run(baseline, document["run"], document["samples"], metrics, benchmarks)
+    return RunResult.of_report(document, benchmarks=benchmarks, baseline=baseline)
 
 
 def _html(args: argparse.Namespace) -> int:
@@ -212,30 +207,41 @@ def _html(args: argparse.Namespace) -> int:
 
 
 def _merge_store(args: argparse.Namespace) -> int:
-    from pytest_toolcall.model.store import merge_stores
+    from pytest_toolcall.model.store import StoreError, merge_stores
     from pytest_toolcall.runner.answers import STORE_FILE
 
     sources = [_store_file(path, STORE_FILE) for path in args.stores]
     target = args.output / STORE_FILE if args.output.suffix != ".sqlite3" else args.output
     if any(source.resolve() == target.resolve() for source in sources):
         raise CliError(f"{target}: the output is also an input")
-    copied = merge_stores(sources, target)
+    try:
+        copied = merge_stores(sources, target)
+    except StoreError as exc:
+        raise CliError(str(exc)) from None
+    except sqlite3.Error as exc:
+        raise CliError(f"{target}: cannot be written ({exc})") from None
     print(f"merged {len(sources)} store(s), {copied} response(s): {target}")
     return 0
 
 
 def _store_file(path: Path, name: str) -> Path:
     """The SQLite file of a store given as its folder or as the file, checked to be a store."""
+    from pytest_toolcall.model.store import store_shape_problem
+
     file = path / name if path.is_dir() else path
-    if not file.is_file():
+    if not file.exists():
         raise CliError(f"{path}: no response store here (expected a folder holding {name}, or the file)")
     try:
-        with sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True) as db:
-            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        check_regular_file(file, what="response store")
+    except OSError as exc:
+        raise CliError(f"{file}: {exc}") from None
+    try:
+        with closing(sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True)) as db:
+            problem = store_shape_problem(db)
     except sqlite3.DatabaseError as exc:
         raise CliError(f"{file}: not a response store ({exc})") from None
-    if "responses" not in tables:
-        raise CliError(f"{file}: not a response store (no responses table)")
+    if problem:
+        raise CliError(f"{file}: not a response store this version can merge ({problem})")
     return file
 
 

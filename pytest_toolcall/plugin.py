@@ -2,7 +2,7 @@
 
 Without a model (``--toolcall-model``, or ``toolcall_model`` in the ini file) the plugin only adds its
 options and two fixtures that skip (``runner/inert.py``); it does not even import its machinery. With
-one, ``ToolcallRun`` (``runner/session.py``) is registered and does the rest.
+one, ``runner/session.py`` registers the run's plugin objects, which do the rest.
 Hook reference: https://docs.pytest.org/en/stable/reference/reference.html#hooks
 """
 
@@ -39,8 +39,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
         config.pluginmanager.register(inert, "toolcall-inert")
         return
-    from pytest_toolcall.runner import fixtures
-    from pytest_toolcall.runner.session import ToolcallRun
+    from pytest_toolcall.runner import fixtures, session
 
     classes = registry.benchmark_classes()
     for name, benchmark in classes.items():
@@ -54,10 +53,10 @@ def pytest_configure(config: pytest.Config) -> None:
         # A model typed with no path: only the benchmark items. A benchmark of the users' own files
         # named in --toolcall-bench (``cases``, not merely included in ``all``) keeps pytest's default
         # paths (testpaths, else the current directory): that is where those files are. Benchmark
-        # node ids given as arguments stay, for ToolcallRun to take (``runner/selection.py``).
+        # node ids given as arguments stay, for the run to take (``runner/selection.py``).
         config.args = [arg for arg in config.args if is_module_nodeid(arg)]
     config.pluginmanager.register(fixtures, "toolcall-fixtures")
-    config.pluginmanager.register(ToolcallRun(config, settings), "toolcall-run")
+    session.start(config, settings)
 
 
 def pytest_unconfigure() -> None:

@@ -139,6 +139,13 @@ class Models(Protocol):
 
     def named(self, name: str, base_url: str | None, api_key_env: str) -> Model: ...
 
+    def exchange(self, kind: str, request: Any, perform: Callable[[], Any]) -> Any:
+        """What an environment outside the model (an MCP server) answers to ``request`` (plain JSON),
+        kept in the response store with the unit's answers so that a replay needs no environment:
+        a kept answer is reused (``replay`` never performs, a missing one is a ``RequestError``), else
+        ``perform()`` gives it and its JSON result is kept."""
+        ...
+
 
 # --- verdicts and data ------------------------------------------------------------------------
 
@@ -407,4 +414,8 @@ class Benchmark(ABC):
     def known_failure(self, unit: Unit) -> str | None:
         """Why the unit's own reference answer fails the official scorer (the item is then an
         expected failure, not strict: metrics are unchanged); None when it passes."""
+        return None
+
+    def close(self) -> None:
+        """Stop what ``load_file`` or ``plan`` started for the run (servers); called once at its end."""
         return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 NO_CALL = "no_call"
@@ -18,6 +19,9 @@ EXTRA_CALL = "extra_call"
 WRONG_ORDER = "wrong_order"
 TRUNCATED = "truncated"
 TOOL_MARKUP_IN_TEXT = "tool_markup_in_text"
+#: Multi-step runs: the final text answer differs, or the step budget was spent before one came.
+WRONG_FINAL = "wrong_final"
+STEP_LIMIT = "step_limit"
 #: Reasoning, and neither text nor a tool call (a reasoning parser that swallowed the answer).
 REASONING_ONLY = "reasoning_only"
 #: The endpoint answered with another HTTP status than the case expects (``expect.status``).
@@ -38,6 +42,8 @@ FAILURE_KINDS = (
     WRONG_ORDER,
     TRUNCATED,
     TOOL_MARKUP_IN_TEXT,
+    WRONG_FINAL,
+    STEP_LIMIT,
     REASONING_ONLY,
     UNEXPECTED_STATUS,
     STREAM_PROTOCOL,
@@ -63,7 +69,7 @@ def has_tool_markup(content: str | None, tool_names: list[str]) -> bool:
     return any(re.search(rf"\b{re.escape(name)}\s*\(", content) for name in tool_names)
 
 
-def failure_kind_counts(records: list[dict[str, Any]]) -> dict[str, int]:
+def failure_kind_counts(records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     """How often each failure kind occurs among failed records, most frequent first."""
     counts = Counter(r["failure_kind"] for r in records if r.get("failure_kind"))
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))

@@ -1,4 +1,5 @@
-"""JSON Schema ``pattern`` matching in bounded time, with the verdicts of Python's ``re.search``.
+"""JSON Schema ``pattern`` matching (and case files' ``$regex``) in bounded time, with the verdicts of
+Python's ``re.search`` (``re.fullmatch``).
 
 jsonschema matches ``pattern`` and ``patternProperties`` with ``re.search``, a backtracking engine:
 a pattern such as ``^(a+)+$`` against 34 ``a``s and a ``!`` takes minutes, and the text is the
@@ -49,6 +50,15 @@ def search(pattern: str, text: str) -> bool:
     return _fallback.search(pattern, text)
 
 
+def fullmatch(pattern: str, text: str) -> bool:
+    """``re.fullmatch(pattern, text) is not None``, in bounded time (or ``PatternTimeout``); a pattern
+    ``re`` cannot compile raises ``re.error``."""
+    compiled = _re2(pattern)
+    if compiled is not None and _re2_agrees(pattern, text):
+        return compiled.fullmatch(text) is not None
+    return _fallback.search(pattern, text, "fullmatch")
+
+
 @functools.lru_cache(maxsize=4096)
 def _re2(pattern: str) -> Any:
     """The RE2 program of ``pattern``, or None (RE2 not installed, or a pattern it cannot take)."""
@@ -85,9 +95,9 @@ def _re2_agrees(pattern: str, text: str) -> bool:
 _HELPER = """
 import json, re, sys
 for line in sys.stdin:
-    pattern, text = json.loads(line)
+    pattern, text, how = json.loads(line)
     try:
-        found = re.search(pattern, text) is not None
+        found = getattr(re, how)(pattern, text) is not None
     except Exception as exc:
         found = repr(exc)
     sys.stdout.write(json.dumps(found) + "\\n")
@@ -100,8 +110,8 @@ class _Fallback:
         self._lock = threading.Lock()
         self._process: subprocess.Popen[bytes] | None = None
 
-    def search(self, pattern: str, text: str) -> bool:
-        line = json.dumps([pattern, text]).encode("ascii") + b"\n"  # ASCII escapes: surrogates survive
+    def search(self, pattern: str, text: str, how: str = "search") -> bool:
+        line = json.dumps([pattern, text, how]).encode("ascii") + b"\n"  # ASCII escapes: surrogates survive
         with self._lock:
             process = self._started()
             assert process.stdin is not None and process.stdout is not None

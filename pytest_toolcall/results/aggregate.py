@@ -1,6 +1,6 @@
-"""From samples to metrics and to the JSON report document: the one code path shared by a run
-(``runner/session.py``) and ``pytest-toolcall merge``, so that a merged report is computed exactly
-as a single run's would be."""
+"""From samples to metrics and to the JSON report document: the one code path shared by the end of a
+run (``results/run_result.py``) and ``pytest-toolcall merge``, so that a merged report is computed
+exactly as a single run's would be."""
 
 from __future__ import annotations
 

@@ -12,17 +12,23 @@ without one stay as they are); ``--toolcall-gate-value strict`` (the default) al
 value, where missing units and failed requests count against the model (``x_official``), so a partial
 run or one with request errors is never judged on the renormalised number alone. A threshold fails on
 the smallest of the values checked, and the message says which one it was.
+
+One function decides (``decide``), for a run at its end and for ``pytest-toolcall gate`` on a report:
+both hand it a ``RunResult`` (``results/run_result.py``) and the gate's options, and print its line.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_toolcall.core import registry
 from pytest_toolcall.core.benchmark import Benchmark
 from pytest_toolcall.core.blocks import interval_keys, is_derived, official_key
+
+if TYPE_CHECKING:
+    from pytest_toolcall.results.run_result import RunResult
 
 
 @dataclass(frozen=True)
@@ -142,13 +148,6 @@ def evaluate(
     return shortfalls
 
 
-def verdict_line(shortfalls: list[str], failed: int) -> str:
-    """The line that announces the gate's result (in the terminal summary and offline)."""
-    if shortfalls:
-        return "toolcall gate FAILED: " + "; ".join(shortfalls)
-    return f"toolcall gate passed ({failed} item(s) failed, every threshold holds)"
-
-
 def failed_items(samples: Iterable[dict[str, Any]]) -> int:
     """Items the gate line counts as failed: expected failures (a reference the scorer rejects)
     failed too, and the metrics count them."""
@@ -207,3 +206,77 @@ def _names(metric: str, name: str) -> bool:
     """Whether a threshold's metric name (short or full) names this comparison metric."""
     block, _, short = name.rpartition(".")
     return metric in (name, short) or name.endswith(f"/{metric}") or f"{block.rpartition('/')[2]}.{short}" == metric
+
+
+@dataclass(frozen=True)
+class GateOptions:
+    """What the gate checks: ``--toolcall-fail-under`` (``--fail-under`` offline), the error budget,
+    which value a threshold checks, and the significance level of ``--toolcall-fail-on-regression``."""
+
+    thresholds: tuple[Threshold, ...] = ()
+    max_errors: int = 0
+    gate_on: str = "point"
+    gate_value: str = "strict"
+    alpha: float | None = None  # None: regressions do not fail the gate
+
+    @classmethod
+    def parse(
+        cls, fail_under: str | None, max_errors: int, gate_on: str, gate_value: str, alpha: float | None
+    ) -> GateOptions:
+        """From the options' values; ValueError (from ``parse_thresholds``) for bad thresholds."""
+        thresholds = tuple(parse_thresholds(fail_under)) if fail_under else ()
+        return cls(thresholds, max_errors, gate_on, gate_value, alpha)
+
+    @property
+    def active(self) -> bool:
+        """Whether a gate decides the exit status."""
+        return bool(self.thresholds) or self.alpha is not None
+
+
+@dataclass(frozen=True)
+class GateVerdict:
+    shortfalls: tuple[str, ...]  # every reason the gate fails; empty when it passes
+    failed: int  # items the line counts as failed
+    passed_note: str  # what held, when it passes
+
+    @property
+    def passed(self) -> bool:
+        return not self.shortfalls
+
+    @property
+    def line(self) -> str:
+        """The line that announces the gate's result (in the terminal summary and offline)."""
+        if self.shortfalls:
+            return "toolcall gate FAILED: " + "; ".join(self.shortfalls)
+        return f"toolcall gate passed ({self.failed} item(s) failed, {self.passed_note})"
+
+
+def decide(result: RunResult, options: GateOptions) -> GateVerdict:
+    """The gate on a run's result: thresholds, regressions against the baseline, completeness."""
+    errors = report_errors(result.samples, result.data_problems)
+    shortfalls = evaluate(
+        list(options.thresholds),
+        {**result.blocks, "stream": result.stream},  # (stream.parity)
+        errors,
+        options.max_errors,
+        gate_on=options.gate_on,
+        gate_value=options.gate_value,
+    )
+    if options.alpha is not None:
+        shortfalls += regressions(result.comparison, options.alpha, [t.metric for t in options.thresholds])
+    shortfalls += completeness(
+        selected=result.selected,
+        not_run=result.not_run,
+        budget_skipped=result.not_asked,
+        ordinary_failed=len(result.ordinary_failed),
+        interrupted=result.interrupted,
+    )
+    notes = ["every threshold holds"] if options.thresholds else []
+    if options.alpha is not None:
+        notes.append(f"no significant regression at alpha={options.alpha:g}")
+    return GateVerdict(tuple(shortfalls), failed_items(result.samples), ", ".join(notes))
+
+
+def exit_failed(verdict: GateVerdict, result: RunResult) -> bool:
+    """Whether the gate fails the run: a shortfall, or an output the run could not write."""
+    return bool(verdict.shortfalls or result.output_failures)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from typing import Any
 
+from pytest_toolcall.results.gate import GateVerdict
+from pytest_toolcall.results.run_result import RunResult
 from pytest_toolcall.results.summary import comparison_lines, usage_lines
 
 
@@ -17,36 +18,37 @@ def error_lines(shortfalls: list[str], environ: Mapping[str, str]) -> list[str]:
     return [f"::error title=toolcall gate::{_escape(shortfall)}" for shortfall in shortfalls]
 
 
-def write_summary(run: Any, environ: Mapping[str, str]) -> None:
+def write_summary(
+    result: RunResult, verdict: GateVerdict | None, alpha: float | None, environ: Mapping[str, str]
+) -> None:
     """Append the markdown summary when ``GITHUB_STEP_SUMMARY`` is set; a file that cannot be written
     is said, not raised."""
     path = environ.get("GITHUB_STEP_SUMMARY")
     if path:
         try:
             with open(path, "a", encoding="utf-8") as handle:
-                handle.write(markdown(run))
+                handle.write(markdown(result, verdict, alpha))
         except OSError as exc:
             sys.stderr.write(f"toolcall: cannot append to GITHUB_STEP_SUMMARY {path}: {exc}\n")
 
 
-def markdown(run: Any) -> str:
-    """The step summary: each block's table, usage, the comparison, the gate's verdict."""
-    s = run.settings
-    parts = [f"## pytest-toolcall: {s.model}\n"]
-    for name, blocks in run.metrics.items():
-        for block_name, block in blocks.items():
-            parts.append(f"### {block_name}\n")
-            parts.append(_code(run.benchmarks[name].summary(block_name, block)))
-    if run.usage and run.usage["requests"]:
+def markdown(result: RunResult, verdict: GateVerdict | None, alpha: float | None) -> str:
+    """The step summary: each block's table, usage, the comparison, the gate's verdict (``verdict``
+    None: no gate)."""
+    parts = [f"## pytest-toolcall: {result.model}\n"]
+    for block_name, table in result.tables():
+        parts.append(f"### {block_name}\n")
+        parts.append(_code(table))
+    if result.usage and result.usage["requests"]:
         parts.append("### Usage\n")
-        parts.append(_code(usage_lines(run.usage, s.price)))
-    if run.comparison is not None:
-        parts.append(f"### Against the baseline `{run.comparison['baseline']['path']}`\n")
-        parts.append(_code(comparison_lines(run.comparison, s.fail_on_regression)))
-    if run.gated:
-        if run.shortfalls:
+        parts.append(_code(usage_lines(result.usage, result.price)))
+    if result.comparison is not None:
+        parts.append(f"### Against the baseline `{result.comparison['baseline']['path']}`\n")
+        parts.append(_code(comparison_lines(result.comparison, alpha)))
+    if verdict is not None:
+        if verdict.shortfalls:
             parts.append("### Gate: FAILED\n")
-            parts.append("".join(f"- {shortfall}\n" for shortfall in run.shortfalls) + "\n")
+            parts.append("".join(f"- {shortfall}\n" for shortfall in verdict.shortfalls) + "\n")
         else:
             parts.append("### Gate: passed\n")
     return "\n".join(parts) + "\n"

@@ -1,15 +1,19 @@
-"""Terminal lines shared by every run: usage, the comparison with a baseline, the gate's verdict.
-
-(The tables of metrics blocks are the benchmarks' own: ``core.tables``.)"""
+"""The terminal summary of a run's result: each block's table (rendered by its benchmark, by default
+with ``core.tables``), usage, the comparison with a baseline, what is missing, the gate's verdict."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tabulate import tabulate
 
 from pytest_toolcall.core.comparison import ALPHA
 from pytest_toolcall.core.text import number
+from pytest_toolcall.results.stream_parity import summary_lines as stream_summary_lines
+
+if TYPE_CHECKING:
+    from pytest_toolcall.results.gate import GateVerdict
+    from pytest_toolcall.results.run_result import RunResult
 
 #: Units listed by name in the terminal (the JSON report lists them all).
 FIRST_FEW = 10
@@ -79,10 +83,65 @@ def comparison_lines(comparison: dict[str, Any], alpha: float | None) -> list[st
     return lines
 
 
-def gate_passed_note(run: Any) -> str:
-    parts = []
-    if run.thresholds:
-        parts.append("every threshold holds")
-    if run.settings.fail_on_regression is not None:
-        parts.append(f"no significant regression at alpha={run.settings.fail_on_regression:g}")
-    return ", ".join(parts)
+class Line(NamedTuple):
+    text: str
+    heading: bool = False  # a separator line with ``text`` in it
+    markup: dict[str, bool] = {}  # noqa: RUF012 - never changed (the terminal's colours)
+
+
+YELLOW = {"yellow": True}
+RED = {"red": True, "bold": True}
+GREEN = {"green": True, "bold": True}
+
+
+def terminal_lines(result: RunResult, verdict: GateVerdict | None, alpha: float | None) -> list[Line]:
+    """The run's summary, the gate's line last (``verdict`` None: no gate)."""
+    lines = []
+    for block_name, table in result.tables():
+        lines.append(Line(f"toolcall: {block_name} ({result.model})", heading=True))
+        lines += [Line(line) for line in table]
+    if expected := result.expected_failures:
+        lines.append(
+            Line(
+                f"{expected} expected failure(s) (xfailed): units whose own reference answer the official scorer "
+                "rejects (the ceiling column); they count as failed in the metrics, a pass there (XPASS) as "
+                "passed; -rx lists them with the reason"
+            )
+        )
+    if result.data_problems:
+        lines.append(
+            Line(
+                f"incomplete: {len(result.data_problems)} part(s) of the data could not be loaded "
+                "(see the collection errors above)",
+                markup=YELLOW,
+            )
+        )
+    if stopped := result.stopped:
+        reason = next((r["error"] for r in stopped if r.get("error")), "an answer no retry can fix")
+        skipped = sum(1 for r in stopped if r.get("outcome") == "skipped")
+        lines.append(Line(f"toolcall: {reason} ({skipped} item(s) not sent, skipped)", markup=RED))
+    if (stream := result.stream) is not None:
+        lines.append(Line(f"toolcall: streaming ({stream['mode']})", heading=True))
+        lines += [Line(line) for line in stream_summary_lines(stream)]
+    if result.usage and result.usage["requests"]:
+        lines.append(Line("toolcall: usage", heading=True))
+        lines += [Line(line) for line in usage_lines(result.usage, result.price)]
+    if result.comparison is not None:
+        lines.append(Line(f"toolcall: against the baseline {result.comparison['baseline']['path']}", heading=True))
+        lines += [Line(line) for line in comparison_lines(result.comparison, alpha)]
+    if result.not_asked:
+        budget = "" if result.budget is None else f"={result.budget:g} USD"
+        lines.append(
+            Line(
+                f"partial: {result.not_asked} of {result.selected} selected item(s) were not asked: "
+                f"--toolcall-budget{budget} was spent",
+                markup=YELLOW,
+            )
+        )
+    if result.not_run:
+        lines.append(
+            Line(f"incomplete: {result.not_run} of {result.selected} selected item(s) did not run", markup=YELLOW)
+        )
+    if verdict is not None:
+        lines.append(Line(verdict.line, markup=GREEN if verdict.passed else RED))
+    return lines

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import os
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -16,12 +18,14 @@ import pytest
 
 from pytest_toolcall.core.benchmark import Dialogue, Requests, Skip, Unit
 from pytest_toolcall.core.settings import ORACLE, Settings
+from pytest_toolcall.core.text import inert
 from pytest_toolcall.core.types import ChatRequest, ChatResponse, FatalRequestError, Model, ModelSettings, RequestError
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.model.oracle import OracleModel
 from pytest_toolcall.model.prefetch import DoneJob, Job, Prefetcher, RequestsJob, RunOrder, ThreadJob
-from pytest_toolcall.model.store import CachedModel, ResponseStore, StoreError
+from pytest_toolcall.model.store import CachedModel, ResponseStore, StoreError, exchange_key
 from pytest_toolcall.results.usage import Budget
+from pytest_toolcall.runner import compat
 from pytest_toolcall.runner.collect import CATALOG, Catalog, unit_of
 from pytest_toolcall.runner.items import HAND_OVER, Handed
 
@@ -52,7 +56,7 @@ class Answers:
         self.budget: Budget | None = None
         if settings.budget is not None and settings.price is not None:
             # Each xdist worker spends from its own share: together they never pass the limit.
-            workers = int(getattr(config, "workerinput", {}).get("workercount", 1) or 1)
+            workers = int(compat.worker_input(config).get("workercount", 1) or 1)
             self.budget = Budget(settings.budget / workers, settings.price)
 
     @property
@@ -89,7 +93,7 @@ class Answers:
         s = self.settings
         if name == ORACLE:
             return OracleModel()  # instant and offline: nothing to store
-        network = None
+        network: Model | None = None
         if s.cache_mode != "replay":  # replay never touches the network
             network = self._gateway(
                 ModelSettings(
@@ -129,7 +133,7 @@ class Answers:
     def client_address(self) -> str:
         """The run's client process: on an xdist worker the controller's (unless this worker could
         not reach it), else this process's."""
-        controller = getattr(self.config, "workerinput", {}).get(sdk_process.WORKER_INPUT)
+        controller = compat.worker_input(self.config).get(sdk_process.WORKER_INPUT)
         return sdk_process.client_address() if controller is None or self._own_client else controller
 
     def _gateway(self, model_settings: ModelSettings) -> sdk_process.GatewayModel:
@@ -156,6 +160,11 @@ class Answers:
 
     def store_dir(self) -> Path | None:
         return store_dir(self.config, self.settings)
+
+    def store_losses(self) -> tuple[int, str]:
+        """How many answers this process could not write to the store, and why the first could not."""
+        store = self._store
+        return (store.not_kept, store.write_problem) if store is not None else (0, "")
 
     # --- jobs ----------------------------------------------------------------------------------
 
@@ -212,16 +221,16 @@ class Answers:
                 pytest.skip(f"not sent: {self.stopped}")
             self.stop(str(exc))
             _keep_usage(job, record)
-            record.update(error=str(exc), stopped=True)
-            pytest.fail(f"request failed: {exc}", pytrace=False)
+            record.update(error=inert(exc), stopped=True)
+            pytest.fail(f"request failed: {inert(exc)}", pytrace=False)
         except RequestError as exc:
             _keep_usage(job, record)
-            record["error"] = str(exc)
-            pytest.fail(f"request failed: {exc}", pytrace=False)
+            record["error"] = inert(exc)
+            pytest.fail(f"request failed: {inert(exc)}", pytrace=False)
         if isinstance(answer, Skip):
             if self.stopped is not None and answer.reason.startswith("not sent:"):
                 record["stopped"] = True
-            pytest.skip(answer.reason)
+            pytest.skip(inert(answer.reason))
         _keep_usage(job, record)
         if isinstance(answer, list) and answer and all(isinstance(r, ChatResponse) for r in answer):
             record["latency_s"] = round(max(r.latency_s for r in answer), 4)
@@ -231,7 +240,7 @@ class Answers:
 
     def stop(self, reason: str) -> None:
         """Send nothing more: what is queued is dropped, the items still to come are skipped."""
-        self.stopped = reason
+        self.stopped = inert(reason)  # a server's message, printed with every item skipped
         self.prefetcher.stop()
 
     def before(self, item: pytest.Item) -> None:
@@ -337,6 +346,7 @@ class UnitModels:
         self._views: dict[tuple[str, str | None, str], UnitModel] = {}
         #: Every request the unit sent (or got from the store), in order.
         self.answers: list[Future[ChatResponse]] = []
+        self._occurrences: dict[str, int] = {}
 
     @property
     def oracle(self) -> bool:
@@ -357,6 +367,26 @@ class UnitModels:
             model = self._run.named(name, base_url, api_key_env, stream)
             self._views[key] = UnitModel(model, self._unit.asker, self.answers)
         return self._views[key]
+
+    def exchange(self, kind: str, request: Any, perform: Callable[[], Any]) -> Any:
+        """An environment's answer, through the run's store (``Models.exchange``); the oracle's runs
+        keep nothing, like its answers."""
+        if self._run.oracle:
+            return perform()
+        same = json.dumps([kind, request], sort_keys=True, default=repr)
+        occurrence = self._occurrences[same] = self._occurrences.get(same, 0) + 1
+        store = self._run.store()
+        key = exchange_key(self._unit.asker, kind, request, occurrence)
+        if store is not None:
+            found, value = store.get_exchange(key)
+            if found:
+                return value
+        if self._run.settings.cache_mode == "replay":
+            raise RequestError(f"replay mode: no stored {kind} answer for {json.dumps(request, default=repr)[:200]}")
+        value = perform()
+        if store is not None and self._run.settings.cache_mode == "read-write":
+            store.put_exchange(key, kind, value)
+        return value
 
     def responses(self) -> list[ChatResponse]:
         """The answers the unit got, in the order it asked."""

@@ -14,14 +14,10 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.core.benchmark import Unit
-
-try:  # pytest's representation classes: not public API, stable since pytest 6
-    from _pytest._code.code import ReprFileLocation
-except ImportError:  # pragma: no cover - without them pytest's own presentation stays
-    ReprFileLocation = None  # type: ignore[assignment,misc]
+from pytest_toolcall.runner import compat
 
 
-class VerdictFailure(pytest.fail.Exception):  # type: ignore[misc,name-defined]
+class VerdictFailure(pytest.fail.Exception):  # type: ignore[name-defined]
     """The scorer's verdict failed the item. A unit whose reference answer is known to fail is an
     expected failure of exactly this, never of a request that got no answer (still an error)."""
 
@@ -31,10 +27,12 @@ def present(report: pytest.TestReport, unit: Unit, brief: str, style: str) -> No
     verdict's brief) for ``style``."""
     longrepr: Any = report.longrepr
     entries = getattr(getattr(longrepr, "reprtraceback", None), "reprentries", None)
-    if ReprFileLocation is None or not entries or not hasattr(entries[0], "lines"):
+    if not entries or not hasattr(entries[0], "lines"):
         return
     path, _, line = (unit.source or unit.nodeid).rpartition(":") if unit.source else (unit.nodeid, "", "0")
-    crash = ReprFileLocation(path, int(line) if line.isdigit() else 0, f"{unit.key}: {brief}")
+    crash = compat.file_location(path, int(line) if line.isdigit() else 0, f"{unit.key}: {brief}")
+    if crash is None:
+        return
     longrepr.reprcrash = crash
     chain = getattr(longrepr, "chain", None)
     if chain:  # what xdist sends: the chain's last link is the crash the controller shows

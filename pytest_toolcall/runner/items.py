@@ -1,6 +1,6 @@
 """The test function of every benchmark item. Setup fetches, the benchmark's scorer asserts.
 
-Setup asks the model (``ToolcallRun.pytest_runtest_setup``, after the item's fixtures): a request
+Setup asks the model (``recording.ItemProtocol.pytest_runtest_setup``, after the item's fixtures): a request
 that never gets an answer makes the item an *error*. The call phase scores: a wrong answer makes it
 a *failure*, with the scorer's reason in the message.
 """
@@ -43,6 +43,7 @@ def test_function(name: str, benchmark: Benchmark, config: pytest.Config) -> Cal
     # The benchmark is bound here and the answer is handed over by the run, not through fixtures
     # or ``request``: each costs every item tens of microseconds, a second per 20,000 items.
     def run(toolcall_unit: Unit) -> None:
+        from pytest_toolcall.core.text import inert
         from pytest_toolcall.runner import streamed
         from pytest_toolcall.runner.failures import VerdictFailure
 
@@ -58,8 +59,9 @@ def test_function(name: str, benchmark: Benchmark, config: pytest.Config) -> Cal
             verdict = mismatch or verdict
             record.update(verdict.fields)
         if not verdict.passed:
-            record["reason"] = verdict.brief or verdict.message.split("\n", 1)[0]
-            raise VerdictFailure(verdict.message, pytrace=False)
+            # Messages quote model output: inert here, whichever benchmark wrote them.
+            record["reason"] = inert(verdict.brief or verdict.message.split("\n", 1)[0])
+            raise VerdictFailure(inert(verdict.message), pytrace=False)
 
     run.__name__ = run.__qualname__ = name
     run.__doc__ = f"One {name} unit under its scorer."

@@ -14,6 +14,8 @@ from typing import Any
 
 from xdist.scheduler import LoadScheduling
 
+from pytest_toolcall.runner import compat
+
 
 class PrefetchLoadScheduling(LoadScheduling):
     def __init__(self, config: Any, log: Any, depth: int) -> None:
@@ -26,4 +28,4 @@ class PrefetchLoadScheduling(LoadScheduling):
         # an item.
         missing = self.depth - len(self.node2pending[node])
         if self.pending and missing >= max(1, self.depth // 4) and not node.shutting_down:
-            self._send_tests(node, missing)
+            compat.send_tests(self, node, missing)

@@ -17,6 +17,8 @@ from pytest_toolcall.benchmarks.acebench.dataset import load_category
 from pytest_toolcall.benchmarks.acebench.prompts import Prompts
 from tests.support.chat_server import ChatServer, Reply
 
+pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
+
 TRANSCRIPTS = REPO / "data" / "verdicts" / "agent_transcripts.jsonl"
 
 

@@ -159,9 +159,11 @@ def test_types_are_kept() -> None:
     ],
 )
 def test_resource_caps_fail_fast(arg: str) -> None:
-    started = time.perf_counter()
+    # In CPU time with a wide margin (each takes under a second; uncapped, hours or all the memory): a
+    # busy machine slows the clock, not the work.
+    cpu = time.process_time()
     assert decoded(f"[f(a={arg})]") is FAIL
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - cpu < 5.0
 
 
 HOSTILE = {
@@ -175,10 +177,10 @@ HOSTILE = {
 
 @pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
 def test_hostile_sizes_are_bounded(text: str) -> None:
-    started = time.perf_counter()
+    cpu = time.process_time()
     decoded(text)
     decoded(text, multi=True)
-    assert time.perf_counter() - started < 5.0
+    assert time.process_time() - cpu < 20.0  # CPU time: under a second each when measured
 
 
 def test_injection_is_never_executed(tmp_path: pytest.TempPathFactory) -> None:

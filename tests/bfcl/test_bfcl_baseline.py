@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from pytest_toolcall import cli
+from pytest_toolcall.benchmarks.bfcl.metrics import ALL_CATEGORIES, CategoryScore, score_weights, summary_scores
 from tests.support.chat_server import ChatServer, Reply
 
 SELECTION = ["--toolcall-bench=bfcl", "--toolcall-bfcl-categories=simple_python,multiple", "--toolcall-limit=10"]
 COMMON = ["--toolcall-cache=off", "-p", "no:randomly", "-p", "no:cacheprovider", *SELECTION]
-pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
@@ -39,6 +40,7 @@ def report(pytester: pytest.Pytester, name: str) -> dict[str, Any]:
     return json.loads((pytester.path / name).read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_a_bfcl_regression_is_found_named_and_gated(
     pytester: pytest.Pytester, refusing: ChatServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -66,6 +68,11 @@ def test_a_bfcl_regression_is_found_named_and_gated(
     regressed_simple = sum(1 for nodeid in passed if "[simple_python/" in nodeid)
     assert simple["p_value"] == pytest.approx(mcnemar_by_hand(regressed_simple, 0))
     assert not simple["gated"]
+    # The summary scores are compared weighted as the official ones: over the units both runs share
+    # (all of them here) their baseline values are the baseline block's own.
+    base_block = report(pytester, "base.json")["metrics"]["bfcl"]
+    assert comparison["metrics"]["bfcl.non_live"]["baseline"] == pytest.approx(base_block["groups"]["non_live"])
+    assert overall["baseline"] == pytest.approx(base_block["overall"])
     out = result.stdout.str()
     assert result.ret == 1
     assert "bfcl.overall regressed:" in out and f"{len(passed)} unit(s) pass->fail, 0 fail->pass" in out
@@ -77,6 +84,7 @@ def test_a_bfcl_regression_is_found_named_and_gated(
     assert "bfcl.overall regressed:" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_strict_gating_checks_the_official_value(pytester: pytest.Pytester) -> None:
     oracle = ["--toolcall-model=oracle", *COMMON, "--toolcall-report=r.json"]
     measured = pytester.runpytest(*oracle, "--toolcall-fail-under=bfcl.overall=0.1", "--toolcall-gate-value=measured")
@@ -91,3 +99,17 @@ def test_strict_gating_checks_the_official_value(pytester: pytest.Pytester) -> N
     assert block["overall_official"] == pytest.approx(official)
     assert strict.ret == 1
     assert f"bfcl.overall = {official:.4f} < 0.1 (official value" in strict.stdout.str()
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_score_weights_give_the_summary_scores(seed: int) -> None:
+    """The comparison's weights reproduce ``summary_scores`` (the official formulas) on any subset of
+    categories with any counts."""
+    rng = random.Random(seed)
+    chosen = rng.sample(ALL_CATEGORIES, rng.randint(1, len(ALL_CATEGORIES)))
+    scores = {c: CategoryScore(rng.randint(0, 9), 9 + rng.randint(0, 20)) for c in chosen}
+    expected = summary_scores(scores, sizes={})
+    weights = score_weights({c: s.total for c, s in scores.items()})
+    for name, categories in weights.items():
+        assert sum(w * scores[c].accuracy for c, w in categories.items()) == pytest.approx(expected[name].value)
+    assert {n for n, s in expected.items() if s.value is not None} - {"simple"} == set(weights)

@@ -17,6 +17,8 @@ import pytest
 
 from tests.bfcl.multi_turn_fidelity import CATEGORIES, replay_problems, verdict_lines
 
+pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
+
 
 @pytest.mark.parametrize("category", CATEGORIES)
 def test_every_line_agrees_with_the_official_checker(category: str) -> None:

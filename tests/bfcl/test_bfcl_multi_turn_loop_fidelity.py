@@ -16,8 +16,12 @@ import hashlib
 import json
 from typing import Any
 
+import pytest
+
 from pytest_toolcall.benchmarks.bfcl.multi_turn_loop import ModelReply, load_func_docs, run_dialogue
 from tests.bfcl.multi_turn_fidelity import BFCL_DATA, CATEGORIES, VERDICTS, entries
+
+pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
 
 
 def digest(value: Any) -> str:

@@ -32,6 +32,7 @@ def report(pytester: pytest.Pytester) -> dict[str, Any]:
     return json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["fc", "prompting"])
 def test_oracle_run_reaches_the_official_ceilings(pytester: pytest.Pytester, mode: str) -> None:
     result = pytester.runpytest(*ORACLE, f"--toolcall-bfcl-mode={mode}", "--toolcall-report=report.json")
@@ -96,6 +97,7 @@ def test_oracle_run_reaches_the_official_ceilings(pytester: pytest.Pytester, mod
     assert block["categories"]["simple_java"]["ci95"] == [pytest.approx(centre - half), pytest.approx(centre + half)]
 
 
+@pytest.mark.slow
 def test_items_records_and_failure_message(pytester: pytest.Pytester) -> None:
     args = [*ORACLE, "--toolcall-bfcl-categories=simple_java", "--toolcall-report=report.json", "-k", "simple_java_36"]
     result = pytester.runpytest(*args, "-rx")
@@ -121,6 +123,7 @@ def test_items_records_and_failure_message(pytester: pytest.Pytester) -> None:
     assert datasets["generation"] == {"temperature": 0.001, "max_tokens": None}
 
 
+@pytest.mark.slow
 def test_node_ids_markers_and_selection(pytester: pytest.Pytester) -> None:
     args = [*ORACLE, "--toolcall-bfcl-categories=live_parallel,simple_javascript,irrelevance", "--co", "-q"]
 
@@ -153,6 +156,7 @@ def _size(categories: tuple[str, ...]) -> int:
     return sum(len(load_category(category)[0]) for category in categories)
 
 
+@pytest.mark.slow
 def test_a_selection_is_partial_with_the_official_value_beside(pytester: pytest.Pytester) -> None:
     args = [*ORACLE, "--toolcall-bfcl-categories=simple_java,live_relevance", "--toolcall-report=report.json"]
     result = pytester.runpytest(*args, "--toolcall-limit=10", "--junitxml=junit.xml")
@@ -173,6 +177,7 @@ def test_a_selection_is_partial_with_the_official_value_beside(pytester: pytest.
     assert "not run: simple_python" in out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("thresholds", "exit_code", "message"),
     [

@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
+
 
 def test_repeats_of_the_oracle(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest(

@@ -25,6 +25,8 @@ from pytest_toolcall.benchmarks.bfcl.request import build_request
 from pytest_toolcall.benchmarks.bfcl.source_calls import EXACT
 from tests.support.chat_server import ChatServer, Reply
 
+pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
+
 VERDICTS = Path(__file__).resolve().parents[2] / "data" / "verdicts"
 
 

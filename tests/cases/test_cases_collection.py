@@ -1,5 +1,5 @@
 """Case files and Python tests as pytest collects them: node ids, markers, the selection rules of
-DESIGN "Activation and collection", the ini option, broken files, and the plugin left inert."""
+docs/contract.md "Activation and collection", the ini option, broken files, and the plugin left inert."""
 
 from __future__ import annotations
 
@@ -79,6 +79,7 @@ def test_each_case_is_one_item_named_file_and_id(project: pytest.Pytester) -> No
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("selection", "expected"),
     [
@@ -99,6 +100,7 @@ def test_markers_and_keywords(project: pytest.Pytester, selection: list[str], ex
     assert collected(result) == expected
 
 
+@pytest.mark.slow
 def test_with_paths_only_those_paths_and_named_benchmarks(project: pytest.Pytester) -> None:
     result = project.runpytest(*ORACLE, "tests/weather.toolcall.yaml", "--collect-only", "-q")
     assert collected(result) == ["tests/weather.toolcall.yaml::hello", "tests/weather.toolcall.yaml::paris"]
@@ -109,6 +111,7 @@ def test_with_paths_only_those_paths_and_named_benchmarks(project: pytest.Pytest
     assert all(i.startswith(("tests/weather.toolcall.yaml::", "toolcall::acebench[en/")) for i in items)
 
 
+@pytest.mark.slow
 def test_a_typed_model_without_path_runs_only_the_benchmark(project: pytest.Pytester) -> None:
     result = project.runpytest(*ORACLE, "--toolcall-limit=1", "--collect-only", "-q")
     items = collected(result)
@@ -118,6 +121,7 @@ def test_a_typed_model_without_path_runs_only_the_benchmark(project: pytest.Pyte
     assert len(collected(result)) == 4
 
 
+@pytest.mark.slow
 def test_model_in_the_ini_runs_the_project_and_the_named_benchmarks(project: pytest.Pytester) -> None:
     project.makeini("[pytest]\ntestpaths = tests\nmarkers =\n    smoke: quick\ntoolcall_model = oracle\n")
     result = project.runpytest("--collect-only", "-q", "-p", "no:randomly")
@@ -134,12 +138,14 @@ def test_model_in_the_ini_runs_the_project_and_the_named_benchmarks(project: pyt
     assert len(items) == 4 + 17
 
 
+@pytest.mark.slow
 def test_inert_without_a_model(project: pytest.Pytester) -> None:
     result = project.runpytest("tests", "-q", "-p", "no:randomly", "-rs")
     result.assert_outcomes(passed=1, skipped=1)  # the case file is not collected at all
     assert "needs a model: --toolcall-model NAME (or toolcall_model in the ini file)" in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_a_broken_file_is_one_collection_error_and_the_rest_runs(project: pytest.Pytester) -> None:
     broken = textwrap.dedent(
         """\

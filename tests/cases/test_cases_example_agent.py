@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
+
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "cases" / "test_weather_agent.py"
 
 STAND_IN = """

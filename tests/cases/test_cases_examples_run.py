@@ -22,6 +22,8 @@ from pytest_toolcall.benchmarks.cases.loading import load_case_file
 from pytest_toolcall.benchmarks.cases.oracle import oracle_answer
 from tests.support.chat_server import ChatServer, Reply
 
+pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "cases"
 CASES = [c for p in sorted(EXAMPLES.iterdir()) if p.name.endswith(SUFFIXES) for c in load_case_file(p)]

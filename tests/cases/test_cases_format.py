@@ -159,6 +159,8 @@ def test_the_schema_ships_with_the_package():
         "any_of",
         "max_calls",
         "status",
+        "trajectory",
+        "final",
     }
 
 
@@ -190,13 +192,16 @@ def test_unknown_key_in_a_case(tmp_path):
     exc = error(tmp_path, GOOD + "- id: second\n  prompt: Hi\n  expected: {no_call: true}\n  expect: {no_call: true}\n")
     assert str(exc) == (
         f"{tmp_path / 't.toolcall.yaml'}:14: case 'second': unknown key 'expected' "
-        "(allowed: expect, id, messages, prompt, settings, system, tags, tools)"
+        "(allowed: expect, id, mcp, messages, prompt, settings, steps, system, tags, tool_results, tools)"
     )
 
 
 def test_unknown_key_in_defaults_and_at_the_top(tmp_path):
     exc = error(tmp_path, GOOD, HEADER.replace("  tags: [weather]\n", "  tag: [weather]\n"))
-    assert (exc.line, exc.message) == (2, "defaults: unknown key 'tag' (allowed: settings, system, tags, tools)")
+    assert (exc.line, exc.message) == (
+        2,
+        "defaults: unknown key 'tag' (allowed: mcp, settings, steps, system, tags, tool_results, tools)",
+    )
     exc = error(tmp_path, GOOD, "version: 1\n" + HEADER)
     assert (exc.line, exc.message) == (1, "unknown key 'version' (allowed: cases, defaults)")
 

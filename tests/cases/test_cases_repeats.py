@@ -11,6 +11,8 @@ import pytest
 
 from tests.support.chat_server import ChatServer, Reply
 
+pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
+
 CASES = """
 defaults:
   tools:

@@ -72,6 +72,7 @@ def run(pytester: pytest.Pytester, server: ChatServer, *args: str) -> pytest.Run
     )
 
 
+@pytest.mark.slow
 def test_settings_are_sent_and_keyed(pytester: pytest.Pytester, server: ChatServer, monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     pytester.makefile(".toolcall.yaml", weather=CASES)
@@ -121,6 +122,7 @@ def test_the_oracle_answers_the_expectation_a_test_asserts() -> None:
         assert_tool_calls(not_offered, expect)
 
 
+@pytest.mark.slow
 def test_importing_the_plugin_imports_no_yaml_or_jsonschema() -> None:
     code = (
         "import sys, pytest_toolcall.plugin, pytest_toolcall\n"

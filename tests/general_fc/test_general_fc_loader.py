@@ -266,6 +266,7 @@ def _schema_variants() -> list[Any]:
     return [base, True, False, *({**base, **m} for m in mutations)]
 
 
+@pytest.mark.slow
 def test_fast_schema_check_agrees_with_check_schema(general_fc_set: Path) -> None:
     # The shortcut may only ever say "valid" when jsonschema's check_schema agrees (it is an optimisation).
     from pytest_toolcall.benchmarks.general_fc.dataset import _check_schema, schema_problem

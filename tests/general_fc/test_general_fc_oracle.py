@@ -24,6 +24,7 @@ def oracle_response(sample: GeneralFCSample) -> ChatResponse:
     return OracleModel().submit(request).result()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "size", "positives"), [("example_3", 3, 2), ("k2vv_zh_511", 511, 453)])
 def test_oracle_passes_every_shared_line(general_fc_set: Path, name: str, size: int, positives: int) -> None:
     samples, _ = load_file(general_fc_set if name == "k2vv_zh_511" else TEST_DATA / "general_fc" / f"{name}.jsonl")

@@ -115,6 +115,7 @@ def report(pytester: pytest.Pytester, name: str = "report.json") -> dict[str, An
     return json.loads((pytester.path / name).read_text())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dist", [[], ["-n", "2"]], ids=["no-xdist", "n2"])
 def test_counts_equal_k2vv(pytester: pytest.Pytester, args: list[str], server: ChatServer, dist: list[str]) -> None:
     result = pytester.runpytest(*args, "--toolcall-report=report.json", *dist)
@@ -134,6 +135,7 @@ def test_counts_equal_k2vv(pytester: pytest.Pytester, args: list[str], server: C
     assert samples[11]["finish_reason"] == "stop" and samples[11]["tool_calls"][0]["name"] == "get_weather"
 
 
+@pytest.mark.slow
 def test_failure_messages(pytester: pytest.Pytester, args: list[str]) -> None:
     result = pytester.runpytest(*args, "-k", "calls/5 or calls/10 or calls/1]")
     out = result.stdout.str()
@@ -142,6 +144,7 @@ def test_failure_messages(pytester: pytest.Pytester, args: list[str]) -> None:
     assert "expected a tool call, got finish_reason 'stop'" in out
 
 
+@pytest.mark.slow
 def test_reference_agreement(pytester: pytest.Pytester, args: list[str]) -> None:
     pytester.runpytest(*args, "--toolcall-report=official.json")
     result = pytester.runpytest(*args, "--toolcall-report=report.json", "--toolcall-reference=official.json")
@@ -150,6 +153,7 @@ def test_reference_agreement(pytester: pytest.Pytester, args: list[str]) -> None
     assert "vs reference: agreement" in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_gate_on_f1(pytester: pytest.Pytester, args: list[str]) -> None:
     ok = pytester.runpytest(*args, "--toolcall-fail-under=general_fc.tool_call_f1=0.8", "--toolcall-max-errors=1")
     assert ok.ret == 0
@@ -161,6 +165,7 @@ def test_gate_on_f1(pytester: pytest.Pytester, args: list[str]) -> None:
     assert "1 request error(s)" in errors.stdout.str()
 
 
+@pytest.mark.slow
 def test_bad_lines_are_collection_errors_and_the_rest_runs(pytester: pytest.Pytester, args: list[str]) -> None:
     path = pytester.path / "calls.jsonl"
     lines = path.read_text().splitlines()
@@ -176,6 +181,7 @@ def test_bad_lines_are_collection_errors_and_the_rest_runs(pytester: pytest.Pyte
     assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
+@pytest.mark.slow
 def test_oracle_scores_every_line(pytester: pytest.Pytester, general_fc_set: Path) -> None:
     path = general_fc_set
     result = pytester.runpytest(
@@ -191,6 +197,7 @@ def test_oracle_scores_every_line(pytester: pytest.Pytester, general_fc_set: Pat
     assert (metrics["tool_call_f1"], metrics["schema_accuracy"]) == (1.0, 1.0)
 
 
+@pytest.mark.slow
 def test_both_benchmarks_one_summary(pytester: pytest.Pytester, general_fc_set: Path, acebench_root: Path) -> None:
     path = TEST_DATA / "general_fc" / "example_3.jsonl"
     result = pytester.runpytest(
@@ -229,6 +236,7 @@ def test_usage_errors(pytester: pytest.Pytester, options: list[str], message: st
     assert message in result.stderr.str()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", [["--toolcall-bench=general_fc"], ["--toolcall-bench=acebench,general_fc"]])
 def test_general_fc_without_a_file_runs_the_shipped_set(pytester: pytest.Pytester, options: list[str]) -> None:
     result = pytester.runpytest("--toolcall-model=oracle", *options, "--collect-only", "-q", "-m", "general_fc")

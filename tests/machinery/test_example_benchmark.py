@@ -12,6 +12,7 @@ import math
 import os
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -75,7 +76,14 @@ def refusing() -> Iterator[ChatServer]:
 
 def test_selected_by_name_with_its_summary_and_metrics(installed: Path, tmp_path: Path) -> None:
     # The example declares no markers: its units' markers are registered for --strict-markers.
-    args = ("--toolcall-bench=calc", "--toolcall-report=r.json", "-m", "multiply", "--strict-markers")
+    args = (
+        "--toolcall-bench=calc",
+        "--toolcall-report=r.json",
+        "-m",
+        "multiply",
+        "--strict-markers",
+        "--junitxml=j.xml",
+    )
     result = run(installed, tmp_path, *args)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "toolcall: calc (oracle)" in result.stdout
@@ -88,6 +96,9 @@ def test_selected_by_name_with_its_summary_and_metrics(installed: Path, tmp_path
     assert (block["overall"], block["overall_official"], block["partial"]) == (1.0, 2 / 5, True)
     assert any(line.split()[:4] == ["multiply", "2", "2", "0"] for line in result.stdout.splitlines())
     assert "not run: add" in result.stdout
+    properties = {p.get("name"): p.get("value") for p in ET.parse(tmp_path / "j.xml").getroot().iter("property")}
+    assert [float(properties[k]) for k in ("calc.overall", "calc.multiply.accuracy", "calc.n")] == [1.0, 1.0, 2]
+    assert float(properties["calc.overall_official"]) == pytest.approx(2 / 5)
 
 
 def test_its_gate_names_and_options(installed: Path, tmp_path: Path) -> None:

@@ -20,6 +20,8 @@ from pytest_toolcall.benchmarks.acebench.dataset import NORMAL, SPECIAL, load_ca
 from pytest_toolcall.benchmarks.acebench.prompts import Prompts, acebench_requests
 from tests.support.chat_server import ChatServer, Reply
 
+pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
+
 API_KEY = "sk-test-KEY-1234567890-never-leak"
 LIMIT = 3
 WRONG = {"normal_atom_enum_1", "special_irrelevant_0", "normal_multi_turn_user_switch_2"}

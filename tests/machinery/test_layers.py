@@ -284,9 +284,6 @@ def test_core_imports_only_core(package: Tree) -> None:
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="cases still imports general_fc's tool-call code until the shared tool-call layer lands"
-)
 def test_no_benchmark_imports_another(package: Tree) -> None:
     problems = benchmark_crossings(package)
     assert not problems, "\n".join(problems)

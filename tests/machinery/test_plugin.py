@@ -57,6 +57,7 @@ def test_inert_without_model(pytester: pytest.Pytester) -> None:
     assert "toolcall:" not in out and "toolcall::" not in out  # no header, no items, no summary
 
 
+@pytest.mark.slow
 def test_oracle_fails_exactly_the_unpassable_ground_truth(pytester: pytest.Pytester, oracle_args: list[str]) -> None:
     result = run(pytester, *oracle_args, "--toolcall-lang=all", "-q", "-rx", "--toolcall-report=report.json")
     # The units whose reference answer the official scorer rejects are expected failures: the
@@ -79,6 +80,7 @@ def test_oracle_fails_exactly_the_unpassable_ground_truth(pytester: pytest.Pytes
     assert en["partial"] and en["missing_categories"] == ["agent_multi_step", "agent_multi_turn"]
 
 
+@pytest.mark.slow
 def test_collects_from_an_empty_directory_only_the_benchmark(pytester: pytest.Pytester, oracle_args: list[str]) -> None:
     pytester.makepyfile(test_other="def test_other():\n    assert True\n")
     pytester.makeini("[pytest]\ntestpaths = .\n")
@@ -88,9 +90,10 @@ def test_collects_from_an_empty_directory_only_the_benchmark(pytester: pytest.Py
     assert len(lines) == 15 * 2
 
 
+@pytest.mark.slow
 def test_collects_given_paths_too(pytester: pytest.Pytester, oracle_args: list[str]) -> None:
-    # With a path, a benchmark joins only when --toolcall-bench names it (DESIGN "Activation and
-    # collection"; before the cases issue the default benchmark joined too).
+    # With a path, a benchmark joins only when --toolcall-bench names it (docs/contract.md, "Activation
+    # and collection"; before the cases issue the default benchmark joined too).
     pytester.makepyfile(test_other="def test_other():\n    assert True\n")
     result = run(pytester, *oracle_args, "--toolcall-limit=1", "test_other.py", "-q")
     result.assert_outcomes(passed=1)
@@ -101,6 +104,7 @@ def test_collects_given_paths_too(pytester: pytest.Pytester, oracle_args: list[s
 SPECIAL_13 = [f"special_{c}_{n}" for c in ("incomplete", "error_param", "irrelevant") for n in range(13)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("selection", "expected"),
     [
@@ -121,6 +125,7 @@ def test_selection(pytester: pytest.Pytester, oracle_args: list[str], selection:
     assert collected == expected
 
 
+@pytest.mark.slow
 def test_failure_message_names_the_rule(pytester: pytest.Pytester, oracle_args: list[str]) -> None:
     result = run(pytester, *oracle_args, "-k", "normal_preference_40", "--toolcall-limit=41", "--runxfail")
     result.assert_outcomes(failed=1)
@@ -135,6 +140,7 @@ def dist_args(request: pytest.FixtureRequest) -> list[str]:
     return request.param
 
 
+@pytest.mark.slow
 def test_aggregates_and_reports_identical_under_xdist(
     pytester: pytest.Pytester, oracle_args: list[str], dist_args: list[str]
 ) -> None:
@@ -172,6 +178,7 @@ def test_aggregates_and_reports_identical_under_xdist(
 EXPECTED_METRICS: dict[str, Any] = {}  # filled by the first parametrization, compared by the others
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("gate", "exit_code", "message"),
     [
@@ -194,6 +201,7 @@ def test_gate_owns_the_exit_code(
     assert "1 xfailed" in result.stdout.str()  # normal_multi_turn_user_adjust_3: its reference fails
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("option", "message"),
     [
@@ -210,6 +218,7 @@ def test_usage_errors(pytester: pytest.Pytester, oracle_args: list[str], option:
     assert message in result.stderr.str()
 
 
+@pytest.mark.slow
 def test_last_failed_reruns_only_failures(pytester: pytest.Pytester, oracle_args: list[str]) -> None:
     args = [*oracle_args, "--toolcall-limit=5", "-k", "multi_turn", "--runxfail"]  # the oracle's 2 failures
     run(pytester, *args).assert_outcomes(passed=8, failed=2)
@@ -228,6 +237,7 @@ def test_header_names_model_data_and_settings(pytester: pytest.Pytester, oracle_
     )
 
 
+@pytest.mark.slow
 def test_bad_data_line_is_a_collection_error_naming_file_and_line(
     pytester: pytest.Pytester, acebench_root: Path
 ) -> None:
@@ -251,6 +261,7 @@ def test_bad_data_line_is_a_collection_error_naming_file_and_line(
     assert "incomplete: 1 part(s) of the data could not be loaded" in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_setup_plan_asks_the_model_nothing(pytester: pytest.Pytester) -> None:
     """``--setup-plan`` shows what would run: no request is sent and no item gets a verdict."""
     data = write_lines(pytester.path / "calls.jsonl", [line(f"weather in city {i}?") for i in range(5)])

@@ -64,3 +64,26 @@ def test_a_store_of_schema_1_is_named_with_what_to_do(tmp_path: Path) -> None:
 )
 def test_usage_of_an_answer(usage: object, expected: object) -> None:
     assert _usage(usage) == expected
+
+
+def test_exchanges_are_kept_per_asker_and_occurrence_and_merged(tmp_path: Path) -> None:
+    from pytest_toolcall.model.store import exchange_key, merge_stores
+
+    asker = "cases\x00t.toolcall.yaml\x00a\x001"
+    request = {"server": "srv", "name": "now", "arguments": {}}
+    first, second = (exchange_key(asker, "mcp.call", request, n) for n in (1, 2))
+    other = exchange_key(asker.replace("\x00a\x00", "\x00b\x00"), "mcp.call", request, 1)
+    assert len({first, second, other}) == 3  # the same call made twice, or by another case: kept apart
+    store = ResponseStore(tmp_path / "a" / "responses.sqlite3")
+    store.put_exchange(first, "mcp.call", {"content": "09:00", "is_error": False})
+    assert store.get_exchange(first) == (True, {"content": "09:00", "is_error": False})
+    assert store.get_exchange(second) == (False, None)
+    store.close()
+    read_only = ResponseStore(tmp_path / "a" / "responses.sqlite3", writable=False)
+    read_only.put_exchange(second, "mcp.call", "x")  # a read-only store keeps nothing
+    assert read_only.get_exchange(second) == (False, None) and read_only.get_exchange(first)[0]
+    read_only.close()
+    assert merge_stores([tmp_path / "a" / "responses.sqlite3"], tmp_path / "b" / "responses.sqlite3") == 0
+    merged = ResponseStore(tmp_path / "b" / "responses.sqlite3")
+    assert merged.get_exchange(first) == (True, {"content": "09:00", "is_error": False})
+    merged.close()

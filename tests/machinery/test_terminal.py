@@ -26,6 +26,7 @@ def failures_section(result: pytest.RunResult) -> list[str]:
     return [line for line in lines[start + 1 : end] if not line.startswith("[gw")]
 
 
+@pytest.mark.slow
 def test_tb_line_is_one_line_naming_the_data_the_item_and_the_reason(
     pytester: pytest.Pytester, dist: list[str]
 ) -> None:
@@ -37,6 +38,7 @@ def test_tb_line_is_one_line_naming_the_data_the_item_and_the_reason(
     )
 
 
+@pytest.mark.slow
 def test_tb_short_gives_the_reason_and_the_output_long_everything(pytester: pytest.Pytester) -> None:
     short = failures_section(pytester.runpytest(*ORACLE, PREFERENCE_40, "--runxfail", "--tb=short"))
     assert short[1:] == [REASON, short[2]] and short[2].startswith("    output:   [submitReview(")
@@ -44,6 +46,7 @@ def test_tb_short_gives_the_reason_and_the_output_long_everything(pytester: pyte
     assert [line.split(":")[0].strip() for line in long[1:]] == [REASON.split(":")[0], "output", "decoded", "expected"]
 
 
+@pytest.mark.slow
 def test_node_ids_from_pytest_output_select_those_items(pytester: pytest.Pytester, dist: list[str]) -> None:
     ids = ["toolcall::acebench[en/normal_atom_bool_1]", "toolcall::acebench[en/special_incomplete_7]"]
     result = pytester.runpytest(*ORACLE, *ids, "-v", *dist)
@@ -54,12 +57,14 @@ def test_node_ids_from_pytest_output_select_those_items(pytester: pytest.Pyteste
     assert sorted(a or b for a, b in passed) == sorted(ids)  # (xdist writes the outcome first)
 
 
+@pytest.mark.slow
 def test_an_unknown_node_id_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest(*ORACLE, "toolcall::acebench[zh/normal_atom_bool_1]")  # zh is not loaded
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "no benchmark item toolcall::acebench[zh/normal_atom_bool_1] in this run" in result.stderr.str()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("selection", "hint"),
     [
@@ -76,12 +81,14 @@ def test_a_selection_of_nothing_says_which_option_loads_it(
     assert f"selected no benchmark item: {hint}" in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_no_hint_when_the_selection_finds_items(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest(*ORACLE, "-m", "special", "--toolcall-limit=1", "--toolcall-lang=all")
     result.assert_outcomes(passed=6)
     assert "selected no benchmark item" not in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_the_oracle_run_is_green_and_says_what_the_expected_failures_are(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest(*ORACLE, "-k", "preference", "-rx")
     result.assert_outcomes(passed=49, xfailed=1)
@@ -98,6 +105,7 @@ def test_help_shows_defaults_and_plain_placeholders(pytester: pytest.Pytester) -
     assert "TOOLCALL_" not in help_text.replace("$TOOLCALL_DATA_DIR", "")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "endpoint"),
     [
@@ -114,6 +122,7 @@ def test_header_shows_the_endpoint(
     assert f"endpoint={endpoint} bench=acebench" in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_junit_classnames_and_failure_kinds(pytester: pytest.Pytester, dist: list[str]) -> None:
     items = ["toolcall::acebench[en/normal_atom_bool_1]", PREFERENCE_40]
     result = pytester.runpytest(*ORACLE, *items, "--runxfail", "--junitxml=j.xml", *dist)

@@ -163,6 +163,7 @@ BREAKAGES: dict[str, Callable[[Path], str]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("breakage", list(BREAKAGES))
 def test_a_data_problem_is_one_collection_error_naming_file_and_line(
     pytester: pytest.Pytester, root: Path, breakage: str
@@ -178,6 +179,7 @@ def test_a_data_problem_is_one_collection_error_naming_file_and_line(
     assert len(report["run"]["data_problems"]) == 1
 
 
+@pytest.mark.slow
 def test_every_problem_gets_its_own_message_and_the_gate_fails(pytester: pytest.Pytester, root: Path) -> None:
     messages = [breakage(root) for breakage in BREAKAGES.values()]
     result = run_oracle(pytester, root, "--toolcall-fail-under=overall=0")
@@ -190,6 +192,7 @@ def test_every_problem_gets_its_own_message_and_the_gate_fails(pytester: pytest.
     assert "toolcall gate FAILED" in out
 
 
+@pytest.mark.slow
 def test_a_root_without_prompts_json(pytester: pytest.Pytester, root: Path) -> None:
     (root / "prompts.json").unlink()
     result = run_oracle(pytester, root)
@@ -200,6 +203,7 @@ def test_a_root_without_prompts_json(pytester: pytest.Pytester, root: Path) -> N
     assert not result.parseoutcomes().get("passed")
 
 
+@pytest.mark.slow
 def test_a_prompts_json_that_is_not_one(pytester: pytest.Pytester, root: Path) -> None:
     (root / "prompts.json").unlink()
     (root / "prompts.json").write_text('{"files": ', encoding="utf-8")
@@ -210,6 +214,7 @@ def test_a_prompts_json_that_is_not_one(pytester: pytest.Pytester, root: Path) -
     assert result.ret != pytest.ExitCode.OK
 
 
+@pytest.mark.slow
 def test_a_general_fc_line_that_is_not_json(pytester: pytest.Pytester) -> None:
     path = pytester.path / "calls.jsonl"
     tool = {"type": "function", "function": {"name": "noop", "parameters": {"type": "object", "properties": {}}}}
@@ -226,6 +231,7 @@ def test_a_general_fc_line_that_is_not_json(pytester: pytest.Pytester) -> None:
 # --- options ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("options", "message"),
     [

@@ -21,6 +21,8 @@ from tests.support.chat_server import ChatServer, Reply
 from tests.support.general_fc_files import general_fc_args, line, write_lines
 from tests.support.scripted_runs import load_report
 
+pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
+
 CALL = Reply(tool_calls=[{"name": "get_weather", "arguments": {"city": "Paris"}}])
 STORE = "responses.sqlite3"
 

@@ -64,6 +64,7 @@ def _run(pytester: pytest.Pytester, server: ChatServer, data: Path, *extra: str)
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("answer", list(STOPPING))
 def test_an_answer_no_retry_can_fix_stops_the_sending(
     pytester: pytest.Pytester,
@@ -88,6 +89,7 @@ def test_an_answer_no_retry_can_fix_stops_the_sending(
     assert KEY not in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_under_xdist_every_worker_stops(
     pytester: pytest.Pytester, serve: Callable[[Reply], ChatServer], data: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -100,6 +102,7 @@ def test_under_xdist_every_worker_stops(
     assert len([text for text in result.stdout.lines if text.startswith("toolcall: HTTP 401")]) == 1
 
 
+@pytest.mark.slow
 def test_a_400_about_one_request_does_not_stop_the_run(
     pytester: pytest.Pytester, serve: Callable[[Reply], ChatServer], data: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -123,6 +126,7 @@ def test_no_key_in_the_environment_is_said_at_start_up(
     assert "--toolcall-api-key-env= (empty)" in error
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["vendor-model", "oracle"])
 def test_no_key_for_the_user_simulator_is_said_at_start_up(
     pytester: pytest.Pytester, serve: Callable[[Reply], ChatServer], monkeypatch: pytest.MonkeyPatch, model: str
@@ -144,6 +148,7 @@ def test_no_key_for_the_user_simulator_is_said_at_start_up(
     assert started.ret == pytest.ExitCode.NO_TESTS_COLLECTED
 
 
+@pytest.mark.slow
 def test_an_endpoint_that_needs_no_key_gets_no_authorization(
     pytester: pytest.Pytester, serve: Callable[[Reply], ChatServer], data: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

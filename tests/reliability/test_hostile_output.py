@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import resource
 import sqlite3
 import subprocess
 import sys
@@ -29,13 +30,18 @@ import pytest
 from tests.support.chat_server import ChatServer, Reply
 from tests.support.scripted_runs import WEATHER, load_report, run_with_deadline, warm_up_client
 
+pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
+
 warm_up_client()
 
 API_KEY = "sk-hostile-0123456789"
 MARKER_NAME = "PWNED_MARKER"
 TEN_MB = 10_000_000
-RUN_SECONDS = 30.0  # the whole run, every item included
-DEADLINE = 45.0  # a run still going then is interrupted: it hangs
+#: CPU seconds the whole run may take, every item included: about ten times what it needs (7 s measured
+#: for the 10 MB output), far below what one unbounded output would take. CPU time, not the clock: a
+#: busy machine slows the clock, not the work.
+CPU_SECONDS = 60.0
+DEADLINE = 120.0  # a hang guard: a run still going then is interrupted
 
 
 @dataclass(frozen=True)
@@ -177,11 +183,13 @@ def test_hostile_output_is_scored_as_a_failure(
     general_fc = write_general_fc(pytester.path)
     store = pytester.path / "store"
     with ChatServer(responder(hostile)) as server:
-        result, elapsed = run_with_deadline(
+        cpu = time.process_time()  # the run is in this process: its scoring is counted here
+        result, _ = run_with_deadline(
             pytester, DEADLINE, *args(server, acebench_root, general_fc, f"--toolcall-cache={store}")
         )
+        cpu = time.process_time() - cpu
         assert result.ret != pytest.ExitCode.INTERRUPTED, f"{name}: still running after {DEADLINE:.0f}s"
-        assert elapsed < RUN_SECONDS, f"{name}: the run took {elapsed:.1f}s"
+        assert cpu < CPU_SECONDS, f"{name}: the run took {cpu:.1f}s of CPU"
         assert_every_item_scored_and_failed(pytester, result)
         # Failure messages clip what they show: neither the terminal nor the JUnit file is flooded.
         assert len(result.stdout.str()) < 200_000, f"{len(result.stdout.str())} characters of terminal output"
@@ -273,18 +281,20 @@ def test_the_heaviest_outputs_run_in_bounded_memory(
     with ChatServer(respond) as server:
         command = [sys.executable, "-m", "pytest", *args(server, acebench_root, general_fc, "--toolcall-cache=off")]
         env = {**os.environ, "OPENAI_API_KEY": API_KEY}
-        started = time.monotonic()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         try:
             proc = subprocess.run(
-                command, cwd=pytester.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120
+                command, cwd=pytester.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=DEADLINE
             )
         except subprocess.TimeoutExpired:
-            pytest.fail("the run did not finish within 120 s")
-        elapsed = time.monotonic() - started
+            pytest.fail(f"the run did not finish within {DEADLINE:.0f} s")
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # The child's CPU time and that of the processes it waited for (its model client).
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     peak_mb = int((pytester.path / "peak_kb.txt").read_text()) / 1024
     text = proc.stdout.decode("utf-8", "replace")
     assert peak_mb < 1024, f"peak memory {peak_mb:.0f} MB"
-    assert elapsed < RUN_SECONDS + 10, f"the run took {elapsed:.1f}s"
+    assert cpu < CPU_SECONDS, f"the run took {cpu:.1f}s of CPU"
     assert not marker.exists()
     assert proc.returncode == pytest.ExitCode.TESTS_FAILED, text[-3000:]
     assert "Traceback" not in text and "INTERNALERROR" not in text, text[-3000:]

@@ -29,6 +29,8 @@ import pytest
 from tests.support.chat_server import ChatServer, Reply
 from tests.support.scripted_runs import AnswerTable, acebench_answers
 
+pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
+
 API_KEY = "sk-interrupt-0123456789"
 LIMIT = 3
 WRONG = frozenset({"normal_atom_enum_1", "special_irrelevant_0", "normal_multi_turn_user_switch_1"})

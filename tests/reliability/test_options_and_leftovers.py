@@ -20,6 +20,8 @@ from pytest_toolcall.model import sdk_process
 from tests.support.chat_server import ChatServer, Reply
 from tests.support.general_fc_files import general_fc_args, line, write_lines
 
+pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
+
 
 @pytest.mark.parametrize(
     ("option", "value", "message"),

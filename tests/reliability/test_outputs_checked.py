@@ -42,6 +42,7 @@ def _blocker(pytester: pytest.Pytester) -> Path:
     return blocker
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("option", "target"),
     [
@@ -90,6 +91,7 @@ def test_a_wrong_reference_is_a_usage_error_before_any_request(
     assert "--toolcall-reference" in result.stderr.str() and "missing.json" in result.stderr.str()
 
 
+@pytest.mark.slow
 def test_an_output_lost_at_the_end_takes_no_other_with_it(
     pytester: pytest.Pytester, server: ChatServer, args: list[str]
 ) -> None:
@@ -114,6 +116,7 @@ def test_an_output_lost_at_the_end_takes_no_other_with_it(
     assert "toolcall: general_fc" in result.stdout.str()  # the summary is still there
 
 
+@pytest.mark.slow
 def test_reports_are_created_with_the_process_umask(
     pytester: pytest.Pytester, server: ChatServer, args: list[str]
 ) -> None:

@@ -114,12 +114,14 @@ def test_the_recording_has_identical_requests_answered_differently() -> None:
     assert all(len({RECORDED[i] for i in indexes}) == 2 for indexes in duplicated)
 
 
+@pytest.mark.slow
 def test_live_counts_equal_the_recording(pytester: pytest.Pytester) -> None:
     with ChatServer(Playback()) as server:
         assert _run(pytester, server.base_url, "--toolcall-cache=off") == _expected()
         assert server.count == len(LINES)
 
 
+@pytest.mark.slow
 def test_store_and_replay_counts_equal_the_recording(pytester: pytest.Pytester, tmp_path: Path) -> None:
     store = f"--toolcall-cache={tmp_path / 'store'}"
     with ChatServer(Playback()) as server:

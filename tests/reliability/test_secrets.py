@@ -22,6 +22,8 @@ import pytest
 from tests.support.chat_server import ChatServer, Reply
 from tests.support.scripted_runs import AnswerTable, acebench_answers, load_report, warm_up_client
 
+pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
+
 warm_up_client()
 
 USER_KEY_ENV = "TOOLCALL_TEST_USER_KEY"

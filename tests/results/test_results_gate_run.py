@@ -19,6 +19,8 @@ import pytest
 from tests.support.chat_server import ChatServer, Reply
 from tests.support.scripted_runs import WEATHER
 
+pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
+
 GOOD = Reply(tool_calls=[{"name": "get_weather", "arguments": '{"city": "Paris"}'}])
 BAD = Reply(content="no")
 
@@ -347,7 +349,7 @@ def test_a_baseline_of_other_data_is_said_to_be_so(pytester: pytest.Pytester, se
 
 @pytest.mark.parametrize(
     ("content", "message"),
-    [(None, "cannot read it"), ("{", "not JSON"), ('{"schema": "x"}', "not a pytest-toolcall report")],
+    [(None, "cannot read it"), ("{", "not valid JSON"), ('{"schema": "x"}', "not a pytest-toolcall report")],
 )
 def test_a_bad_baseline_is_refused_at_start_up(
     pytester: pytest.Pytester, serve: Any, content: str | None, message: str
@@ -386,13 +388,15 @@ def test_github_step_summary_and_error_lines(
 # --- --lf per model -------------------------------------------------------------------------------
 
 
-def test_last_failed_is_kept_per_model(pytester: pytest.Pytester, serve: Any) -> None:
+@pytest.mark.parametrize("dist", [[], ["-n", "2"]], ids=["no-xdist", "n2"])  # (xdist's workers collect)
+def test_last_failed_is_kept_per_model(pytester: pytest.Pytester, serve: Any, dist: list[str]) -> None:
     texts = [f"q{i}" for i in range(5)]
     server = serve({t: [i < 3] for i, t in enumerate(texts)})
     path = write_lines(pytester.path / "lines.jsonl", texts)
     args = base_args(server, path)
     del args[-2:]  # pytest's cache on: --lf needs it
     assert args[-2:] == ["-p", "no:randomly"]
+    args += dist
     scripted = pytester.runpytest(*args)
     scripted.assert_outcomes(passed=3, failed=2)
     oracle = [a.replace("--toolcall-model=scripted", "--toolcall-model=oracle") for a in args]

@@ -514,6 +514,7 @@ def oracle_report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return run_oracle_report(tmp_path_factory.mktemp("oracle"))
 
 
+@pytest.mark.slow
 def test_a_real_report_renders_every_block(oracle_report: dict[str, Any]) -> None:
     page = render_html(oracle_report)
     assert set(oracle_report["metrics"]) == {"acebench/en", "acebench/zh", "general_fc"}

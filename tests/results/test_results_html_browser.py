@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import struct
-import time
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,10 +20,15 @@ from pytest_toolcall.results.html import write_html
 from tests.results.browser import Browser, chromium_or_skip
 from tests.results.test_results_html import HOSTILE, KINDS, nodeid_of, run_oracle_report, sample_rule, synthetic_report
 
+pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
+
 LARGE = 10_000
-#: Seconds the 10,000-item page may take from navigation until its list is ready. Measured around 1 s on a
-#: shared two-core machine; the margin absorbs a busy neighbour, not a slow page.
-LOAD_BUDGET_S = 5.0
+#: A hang guard only: seconds the 10,000-item page may take to say it is ready (it takes about 1 s). What
+#: keeps it fast is bounded by size below: one page of rows in the document, not ten thousand.
+READY_TIMEOUT_S = 60.0
+#: Elements in the whole document once ready: the summary, the filters and one page of 100 rows (about
+#: 1,200 when measured); a page that rendered every item would hold over 50,000.
+MAX_ELEMENTS = 5_000
 
 # Every node id the list shows, page by page, starting from the first page.
 ALL_LISTED = """(() => {
@@ -105,13 +109,12 @@ def test_a_real_report_lists_every_item(browser: Browser, tmp_path: Path) -> Non
     assert_clean(browser)
 
 
-def test_ten_thousand_items_load_fast_and_are_all_listed(browser: Browser, large_page: Path) -> None:
-    start = time.monotonic()
+def test_ten_thousand_items_render_one_page_and_are_all_listed(browser: Browser, large_page: Path) -> None:
     browser.open(large_page)
-    browser.wait_for("document.body.dataset.ready === 'true'", timeout=LOAD_BUDGET_S * 3)
-    elapsed = time.monotonic() - start
-    assert elapsed < LOAD_BUDGET_S, f"the 10,000-item page took {elapsed:.2f} s to be ready"
+    browser.wait_for("document.body.dataset.ready === 'true'", timeout=READY_TIMEOUT_S)
     assert count_text(browser) == f"{LARGE} of {LARGE} items"
+    elements = browser.evaluate("document.getElementsByTagName('*').length")
+    assert elements < MAX_ELEMENTS, f"{elements} elements in the document"
     # The summary's markup nests as written (a bar inside a <p> would be pushed out of it by the parser):
     # one headline bar per block, every bar in its table cell or headline.
     assert browser.evaluate("document.querySelectorAll('section.block > div.overall > .bar').length") == 4

@@ -15,6 +15,7 @@ from pytest_toolcall.core.statistics import bootstrap_interval, grouped_interval
 from pytest_toolcall.results.gate import evaluate, parse_thresholds, views
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("n", "p"), [(1, 0.3), (7, 0.2), (40, 0.5), (300, 0.9), (1000, 0.07), (5000, 0.4)])
 def test_binomial_draws_have_the_binomial_mean_and_variance(n: int, p: float) -> None:
     rng = random.Random(7)
@@ -25,6 +26,7 @@ def test_binomial_draws_have_the_binomial_mean_and_variance(n: int, p: float) ->
     assert pystats.variance(draws) == pytest.approx(n * p * (1 - p), rel=0.06)
 
 
+@pytest.mark.slow
 def test_binomial_small_case_matches_the_exact_distribution() -> None:
     rng = random.Random(3)
     n, p, draws = 4, 0.35, 60_000
@@ -45,6 +47,7 @@ def test_resampled_counts_keep_the_total_and_the_frequencies() -> None:
         assert pystats.fmean(d[i] for d in draws) == pytest.approx(count, abs=0.15)
 
 
+@pytest.mark.slow
 def test_group_intervals_agree_with_the_unit_bootstrap() -> None:
     """The count bootstrap draws the same distribution as redrawing every unit (statistics.py)."""
     rng = random.Random(11)

@@ -183,6 +183,7 @@ def test_bootstrap_is_deterministic_and_ignores_input_order() -> None:
     assert bootstrap_interval(units, mean_of_means, seed=8) != first
 
 
+@pytest.mark.slow
 def test_bootstrap_contains_the_estimate_and_agrees_with_wilson_for_a_large_sample() -> None:
     units = [1.0] * 240 + [0.0] * 160  # 0.6 of 400
     lo, hi = bootstrap_interval({"c": units}, pooled_mean)  # type: ignore[misc]
@@ -204,6 +205,7 @@ def test_bootstrap_edges() -> None:
         bootstrap_interval({"a": [1.0]}, pooled_mean, resamples=0)
 
 
+@pytest.mark.slow
 def test_bootstrap_percentile_interval_covers_the_truth_about_95_percent() -> None:
     # 200 samples of 60 units at p = 0.35: the interval of the mean should contain 0.35 about 95 % of the
     # time (percentile bootstraps run a little short at this n; a broken one is far off).
@@ -256,6 +258,7 @@ def test_tool_call_f1_by_hand() -> None:
     assert tool_call_f1({"a": []}) is None
 
 
+@pytest.mark.slow
 def test_tool_call_f1_agrees_with_the_general_fc_scorer() -> None:
     rng = random.Random(9)
     for _ in range(20):
@@ -275,6 +278,7 @@ def test_tool_call_f1_interval_contains_the_estimate() -> None:
     assert 0.0 <= lo and hi <= 1.0
 
 
+@pytest.mark.slow
 def test_grouped_intervals_contain_their_estimates() -> None:
     units = binary_units(5, {c: (30, 0.2 + 0.6 * (i % 3) / 2) for i, c in enumerate(CATEGORIES)})
     intervals = grouped_intervals(units, GROUPS, OVERALL_WEIGHTS, resamples=500)

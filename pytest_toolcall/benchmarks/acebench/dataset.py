@@ -7,13 +7,14 @@ pair line by line; every problem is reported with its file and line.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_toolcall.core import jsonl
 from pytest_toolcall.core.benchmark import DataError
+from pytest_toolcall.core.files import check_regular_file
 
 LANGUAGES = ("en", "zh")
 
@@ -160,21 +161,20 @@ def _dialogues(lang: str, category: str, steps: list[Step]) -> list[Sample]:
 
 def _read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """(line number, object) for every non-blank line."""
+    rows = []
     try:
-        text = path.read_text(encoding="utf-8")
+        check_regular_file(path, what="data file")  # a FIFO would block the run, /dev/zero never ends
+        with open(path, "rb") as handle:
+            for line in jsonl.lines(handle):
+                try:
+                    row = jsonl.parse_object(line, objects_only=False)
+                except jsonl.JsonlError as exc:
+                    raise DataError(f"{path}:{exc.line}: {exc.message}") from None
+                if not isinstance(row, dict):
+                    raise DataError(f"{path}:{line.number}: expected a JSON object, got {type(row).__name__}")
+                rows.append((line.number, row))
     except FileNotFoundError:
         raise DataError(f"{path}: file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, jsonl.JsonlError) as exc:
         raise DataError(f"{path}: cannot read: {exc}") from None
-    rows = []
-    for line_no, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}:{line_no}: not valid JSON ({exc.msg} at column {exc.colno})") from None
-        if not isinstance(row, dict):
-            raise DataError(f"{path}:{line_no}: expected a JSON object, got {type(row).__name__}")
-        rows.append((line_no, row))
     return rows

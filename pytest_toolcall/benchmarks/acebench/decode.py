@@ -15,22 +15,18 @@ only ever data. Every quirk of the official walk is kept on purpose (they move v
 from __future__ import annotations
 
 import ast
-import operator
 import re
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
+from pytest_toolcall.core import literals
 from pytest_toolcall.core.text import clip
 
-# Resource caps (the official code would hang or exhaust memory on these; here they fail decoding).
-MAX_STRUCTURAL_CHARS = 50_000  # commas and brackets: bounds the size of the parsed tree
-MAX_POW_EXPONENT = 1000
-MAX_INT_BITS = 4_000_000
-MAX_SHIFT = 10_000
-MAX_REPEAT = 10_000
-MAX_FORMAT_WIDTH = 10_000
+# Commas and brackets: bounds the size of the parsed tree (the official parse would swamp on more).
+# Arithmetic has the caps of core/literals.py.
+MAX_STRUCTURAL_CHARS = 50_000
 
 
 _BRACKET = re.compile(r"[\[\]]")
@@ -167,156 +163,22 @@ def _value(node: ast.AST, agent: bool = False) -> Any:
     raise DecodeError(f"unsupported value {_source(node)!r}")
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float | complex]:
     return isinstance(value, (int, float, complex))  # bool is an int
 
 
-# --- arithmetic: a literal interpreter with Python semantics -----------------------------------
-
-_BINOPS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-    ast.Pow: operator.pow,
-    ast.LShift: operator.lshift,
-    ast.RShift: operator.rshift,
-    ast.BitOr: operator.or_,
-    ast.BitXor: operator.xor,
-    ast.BitAnd: operator.and_,
-    ast.MatMult: operator.matmul,
-}
-_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
-    ast.UAdd: operator.pos,
-    ast.USub: operator.neg,
-    ast.Invert: operator.invert,
-    ast.Not: operator.not_,
-}
-_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
-    ast.Eq: operator.eq,
-    ast.NotEq: operator.ne,
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-    ast.Is: operator.is_,
-    ast.IsNot: operator.is_not,
-    ast.In: lambda a, b: a in b,
-    ast.NotIn: lambda a, b: a not in b,
-}
+# --- arithmetic: the shared capped literal interpreter ----------------------------------------
 
 
 def _arith(node: ast.BinOp) -> Any:
-    """What the official ``eval`` of the unparsed node gives for an expression made of literals."""
+    """What the official ``eval`` of the unparsed node gives for an expression made of literals
+    (refused beyond the caps of :mod:`pytest_toolcall.core.literals`, where ``eval`` would hang)."""
     try:
-        return _eval(node)
-    except DecodeError:
-        raise
-    except (RecursionError, MemoryError):
-        raise DecodeError("arithmetic nested too deeply") from None
-    except Exception as exc:  # the operation itself failed, as it would under the official eval
+        return literals.evaluate(node)
+    except literals.TooLarge as exc:
+        raise DecodeError(f"arithmetic refused: {exc}") from None
+    except literals.LiteralError as exc:
         raise DecodeError(f"arithmetic failed: {_short(exc)}") from None
-
-
-def _eval(node: ast.AST) -> Any:
-    if isinstance(node, ast.Constant):
-        return node.value
-    if isinstance(node, ast.BinOp):
-        left, right = _eval(node.left), _eval(node.right)
-        _check_binop(type(node.op), left, right)
-        return _BINOPS[type(node.op)](left, right)
-    if isinstance(node, ast.UnaryOp):
-        return _UNARY[type(node.op)](_eval(node.operand))
-    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-        items = _elements(node.elts)
-        return {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)](items)
-    if isinstance(node, ast.Dict):
-        result: dict[Any, Any] = {}
-        for key, value in zip(node.keys, node.values, strict=True):
-            if key is None:
-                result.update(_eval(value))
-            else:
-                result[_eval(key)] = _eval(value)
-        return result
-    if isinstance(node, ast.Compare):
-        left = _eval(node.left)
-        for op, comparator in zip(node.ops, node.comparators, strict=True):
-            right = _eval(comparator)
-            if not _COMPARE[type(op)](left, right):
-                return False
-            left = right
-        return True
-    if isinstance(node, ast.BoolOp):
-        is_and = isinstance(node.op, ast.And)
-        for value_node in node.values:
-            value = _eval(value_node)
-            if bool(value) != is_and:
-                return value
-        return value
-    if isinstance(node, ast.IfExp):
-        return _eval(node.body) if _eval(node.test) else _eval(node.orelse)
-    if isinstance(node, ast.Subscript):
-        return _eval(node.value)[_eval(node.slice)]
-    if isinstance(node, ast.Slice):
-        parts = (node.lower, node.upper, node.step)
-        return slice(*(None if p is None else _eval(p) for p in parts))
-    if isinstance(node, ast.JoinedStr):
-        return "".join(_eval(v) for v in node.values)
-    if isinstance(node, ast.FormattedValue):
-        return _format(node)
-    # Names (other than True/False/None, which are constants), calls, attributes, lambdas and
-    # comprehensions would need a namespace: refused.
-    raise DecodeError(f"non-literal {_source(node)!r} in arithmetic")
-
-
-def _elements(nodes: list[ast.expr]) -> list[Any]:
-    items: list[Any] = []
-    for element in nodes:
-        if isinstance(element, ast.Starred):
-            starred = _eval(element.value)
-            _check_size(len(items) + len(starred))
-            items.extend(starred)
-        else:
-            items.append(_eval(element))
-    return items
-
-
-def _format(node: ast.FormattedValue) -> str:
-    value = _eval(node.value)
-    conversion = {-1: None, 115: str, 114: repr, 97: ascii}[node.conversion]
-    if conversion is not None:
-        value = conversion(value)
-    spec = "" if node.format_spec is None else _eval(node.format_spec)
-    if any(int(n) > MAX_FORMAT_WIDTH for n in re.findall(r"\d+", spec)):
-        raise DecodeError("format width too large")
-    return format(value, spec)
-
-
-def _check_binop(op: type[ast.operator], left: Any, right: Any) -> None:
-    """Refuse operations whose result would be huge (the official eval would hang on them)."""
-    ints = isinstance(left, int) and isinstance(right, int)
-    if op is ast.Pow and ints:
-        if right > MAX_POW_EXPONENT and left not in (0, 1, -1):
-            raise DecodeError("exponent too large")
-        if right > 0 and abs(left).bit_length() * right > MAX_INT_BITS:
-            raise DecodeError("power too large")
-    elif op is ast.LShift and ints and right > MAX_SHIFT:
-        raise DecodeError("shift too large")
-    elif op is ast.Mult:
-        for seq, count in ((left, right), (right, left)):
-            if isinstance(seq, (str, bytes, list, tuple)) and isinstance(count, int):
-                _check_size(len(seq) * count)
-    elif op is ast.Mod and isinstance(left, (str, bytes)):
-        text = left if isinstance(left, str) else left.decode("latin-1")
-        if "*" in text or any(int(n) > MAX_FORMAT_WIDTH for n in re.findall(r"\d+", text)):
-            raise DecodeError("format width too large")
-
-
-def _check_size(n: int) -> None:
-    if n > MAX_REPEAT:
-        raise DecodeError("sequence too long")
 
 
 def _source(node: ast.AST) -> str:

@@ -238,6 +238,20 @@ class BFCL(Benchmark):
             return {}
         return {self.name: bfcl_metrics(records, self.sizes, self.mode)}
 
+    def comparison_weights(self, block: str, units: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, float]]:
+        """Every category, and the summary scores weighted as the official ones are (``overall``
+        gated): the same values the block shows, renormalised over what both runs share."""
+        from pytest_toolcall.benchmarks.bfcl.metrics import score_weights
+
+        by_category: dict[str, list[str]] = {}
+        for key, record in sorted(units.items()):
+            by_category.setdefault(str(record.get("category")), []).append(key)
+        weights = super().comparison_weights(block, units)
+        del weights["overall"]  # the official OVERALL, not the pooled one
+        for score, categories in score_weights({c: len(keys) for c, keys in by_category.items()}).items():
+            weights[score] = {key: w / len(by_category[c]) for c, w in categories.items() for key in by_category[c]}
+        return weights
+
     def summary(self, name: str, block: dict[str, Any]) -> list[str]:
         from pytest_toolcall.benchmarks.bfcl.source_calls import EXACT
         from pytest_toolcall.benchmarks.bfcl.summary import bfcl_table
@@ -293,12 +307,12 @@ def reply_calls(response: ChatResponse) -> list[dict[str, Any]]:
 def failure_message(sample: Any, response: ChatResponse, calls: list[dict[str, Any]], verdict: Any, mode: str) -> str:
     """The official error type and what it is about (the parameter, the call), the reply, and what
     the possible answer accepts."""
-    from pytest_toolcall.core.text import clip
+    from pytest_toolcall.core.text import clip, name
 
     reason = "; ".join(verdict.errors) or "no detail"
     lines = [f"{verdict.error_type}: {reason}"]
     if calls:
-        shown = ", ".join(f"{call['name']}({clip(call['arguments'], 300)})" for call in calls)
+        shown = ", ".join(f"{name(call['name'])}({clip(call['arguments'], 300)})" for call in calls)
         lines.append(f"reply ({mode}, tool calls): {shown}")
     else:
         lines.append(f"reply ({mode}, text): {clip(response.content, 600)}")

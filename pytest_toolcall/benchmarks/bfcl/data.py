@@ -8,10 +8,12 @@ the two files, not by id, so we do the same and report a pair whose ids differ a
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from pytest_toolcall.core import jsonl
+from pytest_toolcall.core.files import check_regular_file
 
 DATA_DIR = Path(__file__).with_name("data")
 FILE_PREFIX = "BFCL_v4"
@@ -77,22 +79,17 @@ def _read_json_lines(path: Path, problems: list[Problem]) -> list[tuple[int, dic
     """(line number, object) for every non-blank line that is a JSON object; problems for the others."""
     rows: list[tuple[int, dict[str, Any]]] = []
     try:
-        text = path.read_text(encoding="utf-8")
+        check_regular_file(path, what="data file")  # a FIFO would block the run, /dev/zero never ends
+        with open(path, "rb") as handle:
+            for line in jsonl.lines(handle):
+                try:
+                    rows.append((line.number, jsonl.parse_object(line)))
+                except jsonl.JsonlError as exc:
+                    problems.append(Problem(str(path), exc.line, exc.message))
     except OSError as exc:
         problems.append(Problem(str(path), 0, f"cannot read: {exc}"))
-        return rows
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(str(path), number, f"not valid JSON: {exc.msg}"))
-            continue
-        if not isinstance(obj, dict):
-            problems.append(Problem(str(path), number, "not a JSON object"))
-            continue
-        rows.append((number, obj))
+    except jsonl.JsonlError as exc:  # not UTF-8: the rest of the file is not read
+        problems.append(Problem(str(path), exc.line, f"cannot read: {exc.message}"))
     return rows
 
 

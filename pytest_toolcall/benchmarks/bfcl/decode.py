@@ -16,14 +16,22 @@ from __future__ import annotations
 
 import ast
 import json
-import operator
 from typing import Any
 
 from pytest_toolcall.benchmarks.bfcl.source_calls import parse_java_call, parse_javascript_call
+from pytest_toolcall.core import literals
+from pytest_toolcall.core.text import clip
 
 
 class DecodeError(Exception):
     """The official decoder would have raised on this answer."""
+
+
+class ValueTooLarge(DecodeError):
+    """An argument's arithmetic is beyond the literal interpreter's caps, and nothing else in the reply
+    fails to decode. The official decoder would have computed it (or never returned): the reply then
+    holds calls, each with a value no dataset answer equals. A documented divergence: we refuse the
+    decoding, the relevance rules count the reply as calling a function (see ``checker``)."""
 
 
 ToolCall = dict[str, Any]  # {"name": str, "arguments": str (raw JSON)}
@@ -54,57 +62,24 @@ def _prompt_text(text: Any) -> str:
     return text
 
 
-_BINARY = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-    ast.Pow: operator.pow,
-}
-
-
-def _arithmetic(node: ast.AST) -> Any:
+def _arithmetic(node: ast.AST, refused: list[str]) -> Any:
     """Value of a constant arithmetic expression such as ``2 * 3.5`` or ``'a' + 'b'``.
 
-    The official decoder evaluates a binary-operation argument with Python's ``eval``. We never evaluate
-    model text; this small interpreter covers literal operands (numbers, strings, lists, tuples, dicts,
-    unary minus) and the arithmetic operators, and refuses everything else — names included, which
-    ``eval`` would mostly reject as undefined too. Huge powers are refused instead of computed."""
-    if isinstance(node, ast.Constant) and not isinstance(node.value, type(Ellipsis)):
-        return node.value
-    if isinstance(node, ast.List):
-        return [_arithmetic(item) for item in node.elts]
-    if isinstance(node, ast.Tuple):
-        return tuple(_arithmetic(item) for item in node.elts)
-    if isinstance(node, ast.Dict) and None not in node.keys:
-        return {_arithmetic(k): _arithmetic(v) for k, v in zip(node.keys, node.values, strict=True)}  # type: ignore[arg-type]
-    if isinstance(node, ast.UnaryOp):
-        operand = _arithmetic(node.operand)
-        if isinstance(node.op, ast.USub):
-            return -operand
-        if isinstance(node.op, ast.UAdd):
-            return +operand
-        if isinstance(node.op, ast.Not):
-            return not operand
-        if isinstance(node.op, ast.Invert):
-            return ~operand
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        left, right = _arithmetic(node.left), _arithmetic(node.right)
-        if isinstance(node.op, ast.Pow) and isinstance(right, (int, float)) and abs(right) > 1000:
-            raise DecodeError("power too large to compute")
-        if isinstance(node.op, ast.Mult) and isinstance(left, (str, list, tuple)) and isinstance(right, int):
-            if right > 100_000:
-                raise DecodeError("repetition too large to compute")
-        try:
-            return _BINARY[type(node.op)](left, right)
-        except (ArithmeticError, TypeError, ValueError) as exc:
-            raise DecodeError(f"cannot compute {ast.unparse(node)}: {exc}") from exc
-    raise DecodeError(f"cannot compute {ast.unparse(node)} without evaluating it")
+    The official decoder evaluates a binary-operation argument with Python's ``eval``; we use the
+    shared capped literal interpreter (:mod:`pytest_toolcall.core.literals`), which refuses names and
+    calls (``eval`` mostly fails on them too: they are undefined) and values beyond its caps. A value
+    beyond a cap is noted in ``refused`` and stands in as None, so that the rest of the reply is
+    still decoded: an error elsewhere decides as it would officially."""
+    try:
+        return literals.evaluate(node)
+    except literals.TooLarge as exc:
+        refused.append(f"{clip(ast.unparse(node), 60)}: {exc}")
+        return None
+    except literals.LiteralError as exc:
+        raise DecodeError(f"cannot compute {clip(ast.unparse(node), 80)}: {exc}") from None
 
 
-def _argument_value(node: ast.AST) -> Any:
+def _argument_value(node: ast.AST, refused: list[str]) -> Any:
     """One argument value, following the official AST-to-value rules (quirks included)."""
     if isinstance(node, ast.Constant):
         return "..." if node.value is Ellipsis else node.value
@@ -114,33 +89,34 @@ def _argument_value(node: ast.AST) -> Any:
         operand = node.operand
         if not isinstance(operand, ast.Constant):
             raise DecodeError(f"unsupported unary operand in {ast.unparse(node)}")
+        value: Any = operand.value  # whatever the constant is: only negating it tells
         try:
-            return -operand.value
+            return -value
         except TypeError as exc:
             raise DecodeError(f"cannot negate {operand.value!r}") from exc
     if isinstance(node, ast.List):
-        return [_argument_value(item) for item in node.elts]
+        return [_argument_value(item, refused) for item in node.elts]
     if isinstance(node, ast.Dict):
         result = {}
         for key, value in zip(node.keys, node.values, strict=True):
             if key is None:
                 raise DecodeError("dict unpacking is not supported")
-            decoded_key = _argument_value(key)
+            decoded_key = _argument_value(key, refused)
             try:
-                result[decoded_key] = _argument_value(value)
+                result[decoded_key] = _argument_value(value, refused)
             except TypeError as exc:  # unhashable key
                 raise DecodeError(f"unusable dict key {decoded_key!r}") from exc
         return result
     if isinstance(node, ast.BinOp):
-        return _arithmetic(node)
+        return _arithmetic(node, refused)
     if isinstance(node, ast.Name):
         return node.id  # a bare name stands for a variable: kept as its name
     if isinstance(node, ast.Call):
         if not node.keywords:
             return ast.unparse(node)
-        return _call(node)
+        return _call(node, refused)
     if isinstance(node, ast.Tuple):
-        return tuple(_argument_value(item) for item in node.elts)
+        return tuple(_argument_value(item, refused) for item in node.elts)
     if isinstance(node, ast.Subscript):
         return ast.unparse(node.value) + "[" + ast.unparse(node.slice) + "]"
     raise DecodeError(f"unsupported argument syntax: {type(node).__name__}")
@@ -157,11 +133,11 @@ def _call_name(func: ast.AST) -> str:
     return ".".join(reversed(parts))
 
 
-def _call(node: ast.Call) -> dict[str, Any]:
+def _call(node: ast.Call, refused: list[str]) -> dict[str, Any]:
     """``{name: {keyword: value}}``; positional arguments are ignored, as officially."""
     arguments: dict[Any, Any] = {}
     for keyword in node.keywords:
-        arguments[keyword.arg] = _argument_value(keyword.value)  # ``**x`` is stored under None
+        arguments[keyword.arg] = _argument_value(keyword.value, refused)  # ``**x`` is stored under None
     return {_call_name(node.func): arguments}
 
 
@@ -173,16 +149,20 @@ def parse_python_calls(text: str) -> list[dict[str, Any]]:
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
         raise DecodeError(f"not a python expression: {exc}") from exc
     body = tree.body
+    refused: list[str] = []
     if isinstance(body, ast.Call):
-        return [_call(body)]
-    elements = getattr(body, "elts", None)
-    if elements is None:
-        raise DecodeError(f"not a list of calls: {type(body).__name__}")
-    calls = []
-    for element in elements:
-        if not isinstance(element, ast.Call):
-            raise DecodeError(f"list element is not a call: {ast.unparse(element)}")
-        calls.append(_call(element))
+        calls = [_call(body, refused)]
+    else:
+        elements = getattr(body, "elts", None)
+        if elements is None:
+            raise DecodeError(f"not a list of calls: {type(body).__name__}")
+        calls = []
+        for element in elements:
+            if not isinstance(element, ast.Call):
+                raise DecodeError(f"list element is not a call: {clip(ast.unparse(element), 80)}")
+            calls.append(_call(element, refused))
+    if refused:
+        raise ValueTooLarge(refused[0])
     return calls
 
 
@@ -314,6 +294,7 @@ def is_empty_decoded(decoded: Any) -> bool:
 
 __all__ = [
     "DecodeError",
+    "ValueTooLarge",
     "decode_ast",
     "decode_execute",
     "is_call_list",

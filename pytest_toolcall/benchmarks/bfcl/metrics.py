@@ -126,9 +126,9 @@ def summary_scores(
     agentic = Score(None, 0.0, True)  # web search and memory are not part of this plugin
     groups = {"non_live": non_live, "live": live, "irrelevance": irrelevance, "multi_turn": multi, "agentic": agentic}
     official = sum(OVERALL_WEIGHTS[name] * groups[name].official for name in groups) / sum(OVERALL_WEIGHTS.values())
-    run = {name: score for name, score in groups.items() if score.value is not None}
+    run = {name: score.value for name, score in groups.items() if score.value is not None}
     run_weight = sum(OVERALL_WEIGHTS[name] for name in run)
-    value = sum(OVERALL_WEIGHTS[name] * score.value for name, score in run.items()) / run_weight if run else None
+    value = sum(OVERALL_WEIGHTS[name] * measured for name, measured in run.items()) / run_weight if run else None
     # Agentic (40 % of the official overall) is outside this plugin by design: it counts 0 in
     # ``official`` and leaves the renormalised value always partial, since that value never covers
     # what the leaderboard's overall covers.
@@ -260,3 +260,37 @@ def bfcl_metrics(records: Iterable[Mapping[str, Any]], sizes: Mapping[str, int],
         "failure_kinds": failure_kind_counts([r for rows in by_category.values() for r in rows]),
         **repeat_fields([r for rows in by_category.values() for r in rows]),
     }
+
+
+def score_weights(counts: Mapping[str, int]) -> dict[str, dict[str, float]]:
+    """Each summary score's value (renormalised over the categories present, as ``summary_scores``
+    computes it) as a weighted sum of category accuracies: score -> category -> weight, from the
+    number of units per category (``counts``). The comparison with a baseline tests these sums."""
+    present = {c: n for c, n in counts.items() if n}
+
+    def mean_of(names: Iterable[str]) -> dict[str, float]:
+        members = [c for c in names if c in present]
+        return {c: 1 / len(members) for c in members}
+
+    def combine(parts: list[tuple[dict[str, float], float]]) -> dict[str, float]:
+        """Σ weight·part over the parts measured, renormalised over their weights."""
+        parts = [(part, weight) for part, weight in parts if part]
+        total = sum(weight for _, weight in parts)
+        combined: dict[str, float] = {}
+        for part, weight in parts:
+            for category, share in part.items():
+                combined[category] = combined.get(category, 0.0) + share * weight / total
+        return combined
+
+    non_live = combine([(mean_of(group), 1.0) for group in NON_LIVE_GROUPS])
+    live_total = sum(present.get(c, 0) for c in LIVE_AST)
+    live = {c: present[c] / live_total for c in LIVE_AST if c in present}  # weighted by sample counts
+    groups = {
+        "non_live": non_live,
+        "live": live,
+        "irrelevance": mean_of(IRRELEVANCE),
+        "relevance": mean_of(RELEVANCE),
+        "multi_turn": mean_of(MULTI_TURN),
+    }
+    overall = combine([(groups[g], float(w)) for g, w in OVERALL_WEIGHTS.items() if g in groups])
+    return {name: weights for name, weights in {**groups, "overall": overall}.items() if weights}

@@ -11,8 +11,9 @@ from typing import Any
 from pytest_toolcall.benchmarks.cases.format import expect_problem
 from pytest_toolcall.benchmarks.cases.matching import CaseVerdict
 from pytest_toolcall.benchmarks.cases.response import OracleResponse, ToolCallResponse, judge_response
-from pytest_toolcall.benchmarks.general_fc.dataset import schema_problem
+from pytest_toolcall.benchmarks.cases.steps import Transcript
 from pytest_toolcall.core.types import ChatResponse
+from pytest_toolcall.native.schemas import schema_problem
 
 
 class ToolCallAssertionError(AssertionError):
@@ -76,6 +77,59 @@ def assert_tool_calls(
     """
     __tracebackhide__ = True  # pytest shows the failing test's line, not this function's
     verdict = check_tool_calls(response, expect, tools)
+    if not verdict.passed:
+        raise ToolCallAssertionError(verdict)
+
+
+_UNSET: Any = object()
+
+
+def check_trajectory(
+    run: Transcript,
+    calls: list[dict[str, Any]] | None = None,
+    *,
+    match: str = "strict",
+    args: str = "exact",
+    final: Any = _UNSET,
+) -> CaseVerdict:
+    """The verdict of a multi-step run (``toolcall_chat.run``) by the rules of ``expect.trajectory``
+    (``calls`` with ``match`` and ``args``) and ``expect.final``, without raising on a failure."""
+    expect: dict[str, Any] = {}
+    if calls is not None:
+        expect["trajectory"] = {"calls": calls, "match": match, "args": args}
+    if final is not _UNSET:
+        expect["final"] = final
+    if not expect:
+        raise ValueError("assert_trajectory: give the expected calls, final, or both")
+    problem = expect_problem(expect)
+    if problem:
+        raise ValueError(f"assert_trajectory: invalid expectation: {problem}")
+    from pytest_toolcall.benchmarks.cases.dialogue import judge_run
+    from pytest_toolcall.benchmarks.cases.format import Case
+
+    case = Case("", 0, "", run.messages, [], (), {}, expect, steps=run.steps)
+    verdict = judge_run(case, run)
+    observer = _OBSERVER.get()
+    if observer is not None:
+        observer(expect, verdict)
+    return verdict
+
+
+def assert_trajectory(
+    run: Transcript,
+    calls: list[dict[str, Any]] | None = None,
+    *,
+    match: str = "strict",
+    args: str = "exact",
+    final: Any = _UNSET,
+) -> None:
+    """Passes silently when the run's calls relate to ``calls`` as ``match`` says (``strict``,
+    ``unordered``, ``subset``: the run's calls are among them, ``superset``: the run's calls include
+    them), arguments compared as ``args`` says (``exact``, ``subset``, ``superset``, ``ignore``), and
+    its final text answer is ``final`` (a string or a matcher) when given; otherwise raises a
+    ``ToolCallAssertionError`` listing the expected and the run's calls, what differed, and the run."""
+    __tracebackhide__ = True
+    verdict = check_trajectory(run, calls, match=match, args=args, final=final)
     if not verdict.passed:
         raise ToolCallAssertionError(verdict)
 

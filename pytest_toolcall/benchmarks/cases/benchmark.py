@@ -16,12 +16,16 @@ import dataclasses
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pytest
 
-from pytest_toolcall.core.benchmark import Benchmark, Loaded, Models, Plan, Requests, Unit, Verdict
+from pytest_toolcall.core.benchmark import Benchmark, Dialogue, Loaded, Models, Plan, Requests, Skip, Unit, Verdict
 from pytest_toolcall.core.types import ChatRequest, Model
+
+if TYPE_CHECKING:
+    from pytest_toolcall.benchmarks.cases.mcp_servers import ServerPool
+    from pytest_toolcall.core.settings import Settings
 
 #: The same as ``format.SUFFIXES`` (not imported from there: that imports YAML).
 SUFFIXES = (".toolcall.yaml", ".toolcall.yml", ".toolcall.jsonl")
@@ -34,6 +38,22 @@ class Cases(Benchmark):
     fixtures: ClassVar[str | None] = "pytest_toolcall.benchmarks.cases.fixtures"
     counted_fixtures: ClassVar[tuple[str, ...]] = ("toolcall_chat",)
 
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(settings)
+        self._servers: ServerPool | None = None  # the MCP servers of the case files, started as files are collected
+
+    def servers(self) -> ServerPool:
+        from pytest_toolcall.benchmarks.cases.mcp_servers import ServerPool
+
+        if self._servers is None:
+            # A replay asks no server: their tools and results come from the store.
+            self._servers = ServerPool(offline=self.settings.cache_mode == "replay")
+        return self._servers
+
+    def close(self) -> None:
+        if self._servers is not None:
+            self._servers.close()
+
     def load(self) -> Loaded:
         return Loaded(units=[])  # every unit lives in a user's file
 
@@ -42,7 +62,8 @@ class Cases(Benchmark):
         from pytest_toolcall.benchmarks.cases.loading import load_case_file
 
         try:
-            cases = load_case_file(path)
+            # Named as pytest names the file: the key of its server, from collection to the run.
+            cases = load_case_file(path, self.servers(), name)
         except CaseFileError as exc:
             # Named as pytest names the file (relative to the rootdir), at the offending case's line.
             return Loaded(units=[], problems=[(name, f"{name}:{exc.line}: {exc.message}")])
@@ -92,6 +113,8 @@ class Cases(Benchmark):
         from pytest_toolcall.benchmarks.cases.oracle import oracle_answer
 
         case = unit.sample
+        if case.multi_step:
+            return self._dialogue(case, models)
         reference = oracle_answer(case) if models.oracle else None
         # The case's own settings travel with the request: sent, and part of the store key.
         request = ChatRequest(
@@ -103,6 +126,23 @@ class Cases(Benchmark):
         )
         return Requests([request])
 
+    def _dialogue(self, case: Any, models: Models) -> Plan:
+        from pytest_toolcall.benchmarks.cases.dialogue import run_case
+        from pytest_toolcall.benchmarks.cases.oracle import NotAnswerable, oracle_steps
+
+        references = None
+        if models.oracle:
+            try:
+                references = oracle_steps(case)
+            except NotAnswerable as exc:
+                return Skip(f"the oracle cannot answer this case: {exc}")
+        servers = self.servers()
+        return Dialogue(lambda: run_case(case, models, servers, references))
+
+    def expected_cost(self, unit: Unit) -> float:
+        case = unit.sample
+        return float(getattr(case, "steps", 1)) if getattr(case, "multi_step", False) else 1.0
+
     def score(self, unit: Unit, answer: Any) -> Verdict:
         """A case: ``answer`` is its one response. A Python test: what its call raised (None: nothing)."""
         from pytest_toolcall.benchmarks.cases.python_tests import PythonTest, python_test_fields
@@ -113,6 +153,8 @@ class Cases(Benchmark):
         from pytest_toolcall.benchmarks.cases.metrics import case_record
         from pytest_toolcall.benchmarks.cases.response import judge_case
 
+        if not isinstance(answer, list):
+            return self._score_run(answer)
         (response,) = answer
         case = unit.sample
         verdict = judge_case(case, response)
@@ -121,6 +163,25 @@ class Cases(Benchmark):
         fields["finish_reason"] = response.finish_reason
         # The whole message is short (the kind, a line per difference, the answer): the report's reason.
         return Verdict(verdict.passed, verdict.message, fields, brief=verdict.message)
+
+    def _score_run(self, run: Any) -> Verdict:
+        from pytest_toolcall.benchmarks.cases.dialogue import judge_run
+        from pytest_toolcall.benchmarks.cases.metrics import case_record
+
+        case, transcript = run.case, run.transcript
+        verdict = judge_run(case, transcript)
+        fields = {k: v for k, v in case_record(case, verdict).items() if k not in ("outcome", "score")}
+        first = transcript.first
+        fields.update(expect=case.expect, **transcript.record())
+        fields.update(output=transcript.final, tool_calls=first.tool_calls if first is not None else [])
+        fields["finish_reason"] = transcript.responses[-1].finish_reason if transcript.responses else None
+        if case.mcp is not None:
+            from pytest_toolcall.benchmarks.cases.mcp_servers import server_label
+
+            fields["mcp_server"] = server_label(case.mcp)
+            fields["mcp_tools"] = {chat: mcp for mcp, chat in case.tool_names.items()}  # the names that differ
+        brief = verdict.message.split("\nrun (")[0]
+        return Verdict(verdict.passed, verdict.message, fields, brief=brief)
 
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         from pytest_toolcall.benchmarks.cases.metrics import cases_metrics

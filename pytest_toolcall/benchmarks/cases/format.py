@@ -11,6 +11,7 @@ oracle and the matcher, which build on this module).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterator
@@ -18,14 +19,19 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema
 import yaml
 from jsonschema.exceptions import best_match
 
-from pytest_toolcall.benchmarks.general_fc.dataset import schema_problem
+from pytest_toolcall.core import jsonl
+from pytest_toolcall.core.files import read_regular_file
 from pytest_toolcall.core.text import clip
+from pytest_toolcall.native.schemas import schema_problem
+
+if TYPE_CHECKING:
+    from pytest_toolcall.benchmarks.cases.mcp_servers import ServerPool
 
 SUFFIXES = (".toolcall.yaml", ".toolcall.yml", ".toolcall.jsonl")
 EXPECT_KINDS = ("no_call", "should_call_tool", "calls", "any_of", "status")
@@ -55,6 +61,20 @@ class Case:
     settings: dict[str, Any]  # generation settings, as written (``extra_body`` nested)
     expect: dict[str, Any]
     source: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)  # the case as written
+    #: The MCP server whose tools the case uses (``mcp`` as written), or None.
+    mcp: dict[str, Any] | None = None
+    #: MCP tool name -> chat-API name, for the names that differ (shown where a name is).
+    tool_names: dict[str, str] = field(default_factory=dict)
+    steps: int = 1
+    tool_results: dict[str, Any] | None = None
+    #: The MCP server's tools are not known yet (a replay: the run takes them from the store).
+    tools_pending: bool = False
+
+    @property
+    def multi_step(self) -> bool:
+        """Whether the case runs as a dialogue whose calls are executed (else: one request, one answer)."""
+        expect = self.expect
+        return bool(self.mcp or self.tool_results or self.steps > 1 or "trajectory" in expect or "final" in expect)
 
     @property
     def stem(self) -> str:
@@ -101,19 +121,22 @@ def _expect_validator() -> Any:
     return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker(["regex"]))
 
 
-def read_case_file(path: str | Path) -> list[Case]:
+def read_case_file(path: str | Path, servers: ServerPool | None = None, name: str | None = None) -> list[Case]:
     """Every case of a file, or a ``CaseFileError`` for the first problem found (all but the oracle's
-    check: ``loading.load_case_file``)."""
-    name = str(path)
+    check: ``loading.load_case_file``). ``servers`` gives the tools of the MCP servers the cases name
+    (started once); without it those tools are not known here (a replay takes them from the store:
+    ``Case.tools_pending``) and the checks that need them are left out. ``name``: the file as cases
+    and messages name it (default: ``path``)."""
+    name = name or str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_regular_file(Path(path), MAX_CASE_FILE_BYTES, "case file").decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CaseFileError(name, 1, f"cannot read the file: {exc}") from None
     if name.endswith(".jsonl"):
         document, lines = _read_jsonl(name, text)
     else:
         document, lines = _read_yaml(name, text)
-    return _build(name, document, lines)
+    return _build(name, document, lines, servers)
 
 
 def expect_problem(expect: Any, tool_names: set[str] | None = None) -> str:
@@ -144,10 +167,29 @@ class _Lines:
         return self.document
 
 
+#: The deepest a case file nests (a real one: a handful of levels; an expectation of nested objects: tens).
+MAX_YAML_DEPTH = 200
+#: The largest case file read (bytes).
+MAX_CASE_FILE_BYTES = 64 * 2**20
+
+
 class _CaseLoader(yaml.SafeLoader):
     """pyyaml's safe loader (YAML 1.1), with two YAML 1.2 habits users expect: no timestamps, so that
     ``date: 2024-05-01`` stays the string a tool expects (a ``datetime.date`` is not JSON and could never
-    equal a model's argument), and ``1e-9`` is a number (YAML 1.1 wants ``1.0e-9``, else a string)."""
+    equal a model's argument), and ``1e-9`` is a number (YAML 1.1 wants ``1.0e-9``, else a string).
+    Nesting is bounded (pyyaml composes recursively: a file 100,000 levels deep is a RecursionError)."""
+
+    _depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                mark = self.peek_event().start_mark
+                raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_YAML_DEPTH} levels", mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 _CaseLoader.yaml_implicit_resolvers = {
@@ -249,14 +291,12 @@ def _read_jsonl(name: str, text: str) -> tuple[Any, _Lines]:
     """One case per non-blank line; no defaults."""
     cases: list[Any] = []
     lines = _Lines()
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for line in jsonl.lines(jsonl.pieces(text.encode("utf-8", "surrogatepass"))):
         try:
-            cases.append(json.loads(line, object_pairs_hook=_no_duplicates))
+            cases.append(json.loads(line.text, object_pairs_hook=_no_duplicates))
         except (ValueError, RecursionError) as exc:
-            raise CaseFileError(name, number, f"invalid JSON: {exc}") from None
-        lines.cases.append(number)
+            raise CaseFileError(name, line.number, f"invalid JSON: {exc}") from None
+        lines.cases.append(line.number)
     if not cases:
         raise CaseFileError(name, 1, "the file has no case")
     return {"cases": cases}, lines
@@ -274,7 +314,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 # ---- checking and expanding -----------------------------------------------------------------------
 
 
-def _build(name: str, document: Any, lines: _Lines) -> list[Case]:
+def _build(name: str, document: Any, lines: _Lines, servers: ServerPool | None = None) -> list[Case]:
     error = best_match(_file_validator().iter_errors(document))
     if error is not None:
         path = list(error.absolute_path)
@@ -296,13 +336,92 @@ def _build(name: str, document: Any, lines: _Lines) -> list[Case]:
         where = f"case {case.id!r}"
         if "tools" in raw:
             _check_tools(name, line, case.tools, f"{where}: tools")
-        problem = _messages_problem(raw.get("messages") or []) or _semantic_expect_problem(
-            case.expect, {t["function"]["name"] for t in case.tools}
+        if ("tools" in raw and "mcp" in raw) or ("tools" in defaults and "mcp" in defaults):
+            message = f"{where}: 'mcp' and 'tools' both given: the server's tools replace 'tools'"
+            raise CaseFileError(name, line, message)
+        known = True
+        if case.mcp is not None:
+            case, known = _with_server_tools(case, lines.defaults if "mcp" not in raw else line, servers)
+        declared = {t["function"]["name"] for t in case.tools} if known else None
+        problem = (
+            _messages_problem(raw.get("messages") or [])
+            or _semantic_expect_problem(case.expect, declared)
+            or _multi_step_problem(case, declared)
         )
         if problem:
             raise CaseFileError(name, line, f"{where}: {problem}")
         cases.append(case)
     return cases
+
+
+def _with_server_tools(case: Case, line: int, servers: ServerPool | None) -> tuple[Case, bool]:
+    """The case with its MCP server's tools, and the tool names its expectations and mocks use mapped
+    to the chat-API names; (case, False) when the tools are not known here."""
+    from pytest_toolcall.benchmarks.cases.mcp_servers import McpError
+
+    assert case.mcp is not None
+    if servers is None:
+        return dataclasses.replace(case, tools_pending=True), False
+    try:
+        listed = servers.listed(case.file, case.mcp)
+    except McpError as exc:
+        raise CaseFileError(case.file, line, f"case {case.id!r}: {exc}") from None
+    if listed is None:
+        return dataclasses.replace(case, tools_pending=True), False
+    try:
+        tools, mapping = servers.tools_of(listed, case.mcp)
+    except McpError as exc:
+        raise CaseFileError(case.file, line, f"case {case.id!r}: {exc}") from None
+    renamed = {mcp: chat for mcp, chat in mapping.items() if mcp != chat}
+    return with_tools(case, tools, renamed), True
+
+
+def with_tools(case: Case, tools: list[dict[str, Any]], renamed: dict[str, str]) -> Case:
+    """The case with these tools; the MCP names in its expectations and mocks become chat-API names."""
+
+    def calls(listed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{**call, "name": renamed.get(call["name"], call["name"])} for call in listed]
+
+    def rename(expect: dict[str, Any]) -> dict[str, Any]:
+        out = dict(expect)
+        if "calls" in expect:
+            out["calls"] = calls(expect["calls"])
+        if "any_of" in expect:
+            out["any_of"] = [rename(alternative) for alternative in expect["any_of"]]
+        if "trajectory" in expect:
+            out["trajectory"] = {**expect["trajectory"], "calls": calls(expect["trajectory"]["calls"])}
+        return out
+
+    expect = rename(case.expect) if renamed else case.expect
+    results = {renamed.get(k, k): v for k, v in case.tool_results.items()} if case.tool_results else case.tool_results
+    return dataclasses.replace(
+        case, tools=tools, tool_names=renamed, expect=expect, tool_results=results, tools_pending=False
+    )
+
+
+def _multi_step_problem(case: Case, declared: set[str] | None) -> str:
+    expect = case.expect
+    for alternative in expect.get("any_of") or []:
+        if "trajectory" in alternative or "final" in alternative:
+            return "trajectory and final judge the whole run: they go in expect, not in an any_of alternative"
+    first = [k for k in EXPECT_KINDS if k in expect]
+    if len(first) > 1:
+        return f"expect has at most one of {', '.join(EXPECT_KINDS)} (found {', '.join(first)})"
+    calls = (expect.get("trajectory") or {}).get("calls") or []
+    names = [c["name"] for c in calls] + list(case.tool_results or {})
+    for name in names:
+        if declared is not None and name not in declared:
+            known = ", ".join(sorted(declared)) or "none"
+            return f"tool {name!r} is not declared (declared: {known})"
+    for call in calls:
+        for pattern in _regexes(call.get("arguments") or {}):
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                return f"trajectory call {call['name']!r}: invalid $regex {pattern!r}: {exc}"
+    if case.tool_results and case.mcp:
+        return "tool_results and mcp both given: a call is executed by the server or mocked, not both"
+    return ""
 
 
 def _expand(name: str, line: int, raw: dict[str, Any], defaults: dict[str, Any]) -> Case:
@@ -320,16 +439,22 @@ def _expand(name: str, line: int, raw: dict[str, Any], defaults: dict[str, Any])
     if extra_body:
         settings["extra_body"] = extra_body
     tags = tuple(dict.fromkeys([*(defaults.get("tags") or []), *(raw.get("tags") or [])]))
+    results = {**(defaults.get("tool_results") or {}), **(raw.get("tool_results") or {})}
+    # A case's own tools drop the file's server, as its own server drops the file's tools.
+    mcp = raw["mcp"] if "mcp" in raw else None if "tools" in raw else defaults.get("mcp")
     return Case(
         file=name,
         line=line,
         id=raw["id"],
         messages=messages,
-        tools=list(raw["tools"] if "tools" in raw else defaults.get("tools") or []),
+        tools=[] if mcp is not None else list(raw["tools"] if "tools" in raw else defaults.get("tools") or []),
         tags=tags,
         settings=settings,
         expect=raw["expect"],
         source=raw,
+        mcp=mcp,
+        steps=raw.get("steps", defaults.get("steps", 1)),
+        tool_results=results or None,
     )
 
 
@@ -399,12 +524,14 @@ def _describe(error: jsonschema.ValidationError) -> str:
     path = list(error.absolute_path)
     where = _where(path)
     instance = error.instance
+    schema: Any = error.schema  # the format's own schema: a mapping (jsonschema types it loosely)
     if error.validator == "additionalProperties" and isinstance(instance, dict):
-        allowed = sorted((error.schema.get("properties") or {}).keys())
+        allowed = sorted((schema.get("properties") or {}).keys())
         unknown = sorted(k for k in instance if k not in allowed)
         return f"{where}unknown key {', '.join(map(repr, unknown))} (allowed: {', '.join(allowed)})"
     if error.validator == "oneOf" and isinstance(instance, dict):
-        if {"required": ["no_call"]} in error.validator_value:  # the oneOf of an expectation
+        alternatives: Any = error.validator_value  # oneOf's value: a list of schemas
+        if {"required": ["no_call"]} in alternatives:  # the oneOf of an expectation
             present = [k for k in EXPECT_KINDS if k in instance]
             found = f"found {', '.join(present)}" if present else "found none"
             return f"{where}expect needs exactly one of {', '.join(EXPECT_KINDS)} ({found})"
@@ -426,7 +553,7 @@ def _enclosing_matcher_error(error: jsonschema.ValidationError) -> jsonschema.Va
     as a whole (which shape was meant is a guess)."""
     if error.validator == "format":  # a regex that does not compile: the matcher's shape is right
         return None
-    current: jsonschema.ValidationError | None = error
+    current: Any = error  # a ValidationError, or None above the root (``parent`` is typed loosely)
     while current is not None:
         if current.validator == "oneOf" and "arguments" in current.absolute_path and isinstance(current.instance, dict):
             return current

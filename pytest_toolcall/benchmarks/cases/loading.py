@@ -1,22 +1,30 @@
 """Loading a case file: read and validated (``format.py``), then every case checked against the
 oracle: an expectation that even the oracle's answer fails (a listed value the schema forbids, a
 required argument the case forbids) is a mistake of its author, reported at load time because no
-model could pass it either.
+model could pass it either. A multi-step case is checked by the oracle's whole run (every call
+answered "ok"), unless the oracle cannot answer it or its server's tools are not known here.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from pytest_toolcall.benchmarks.cases.dialogue import judge_run
 from pytest_toolcall.benchmarks.cases.format import Case, CaseFileError, read_case_file
-from pytest_toolcall.benchmarks.cases.oracle import OracleError, oracle_answer
+from pytest_toolcall.benchmarks.cases.oracle import NotAnswerable, OracleError, oracle_answer, oracle_steps
 from pytest_toolcall.benchmarks.cases.response import judge_case
-from pytest_toolcall.core.types import ChatResponse
+from pytest_toolcall.benchmarks.cases.steps import Transcript, run_steps
+from pytest_toolcall.core.types import ChatRequest, ChatResponse
+
+if TYPE_CHECKING:
+    from pytest_toolcall.benchmarks.cases.mcp_servers import ServerPool
 
 
-def load_case_file(path: str | Path) -> list[Case]:
-    """Every case of a file, or a ``CaseFileError`` for the first problem found."""
-    cases = read_case_file(path)
+def load_case_file(path: str | Path, servers: ServerPool | None = None, name: str | None = None) -> list[Case]:
+    """Every case of a file, or a ``CaseFileError`` for the first problem found. ``servers`` and
+    ``name``: see ``format.read_case_file``."""
+    cases = read_case_file(path, servers, name)
     for case in cases:
         try:
             check_oracle(case)
@@ -27,6 +35,9 @@ def load_case_file(path: str | Path) -> list[Case]:
 
 def check_oracle(case: Case) -> None:
     """Raises ``OracleError`` when the oracle's answer does not pass the case."""
+    if case.multi_step:
+        _check_run(case)
+        return
     answer = oracle_answer(case)
     calls = answer.get("tool_calls") or []
     response = ChatResponse(
@@ -35,3 +46,28 @@ def check_oracle(case: Case) -> None:
     verdict = judge_case(case, response)
     if not verdict.passed:
         raise OracleError(f"even the expected answer fails this case, so no model can pass it: {verdict.message}")
+
+
+def _check_run(case: Case) -> None:
+    if case.tools_pending:
+        return  # checked when the tools were known (the run that recorded them)
+    try:
+        answers = oracle_steps(case)
+    except NotAnswerable:
+        return  # the case is fine; the oracle's run says it cannot answer it
+    transcript = oracle_run(case, answers)
+    verdict = judge_run(case, transcript)
+    if not verdict.passed:
+        raise OracleError(f"even the expected run fails this case, so no model can pass it: {verdict.message}")
+
+
+def oracle_run(case: Case, answers: list[dict[str, object]]) -> Transcript:
+    """The oracle's run of a case, every call answered "ok"."""
+
+    def ask(request: ChatRequest) -> ChatResponse:
+        reference = request.reference
+        calls = list(reference.get("tool_calls") or [])
+        return ChatResponse(reference.get("content"), "tool_calls" if calls else "stop", calls)
+
+    ok = {"content": "ok", "is_error": False}
+    return run_steps(ask, case.messages, case.tools, {}, case.steps, lambda name, arguments: ok, answers)

@@ -2,8 +2,8 @@
 
 The first ``any_of`` alternative is answered; ``no_call`` and ``should_call_tool: false`` get text;
 ``should_call_tool: true`` gets a call whose arguments are generated from a tool's JSON Schema (the
-general_fc oracle's generator). Matchers become a value that satisfies them: the first ``$one_of``, the
-``$approx`` value, a schema-valid value for ``$any`` and, for ``$regex``, a simple string built from
+shared generator of ``native/instances.py``). Matchers become a value that satisfies them: the first
+``$one_of``, the ``$approx`` value, a schema-valid value for ``$any`` and, for ``$regex``, a simple string built from
 the pattern that full-matches it. With ``allow_extra`` the required properties the case does not list
 are generated too, so that the answer stays valid against the tool's schema.
 
@@ -20,14 +20,20 @@ from typing import Any
 
 from pytest_toolcall.benchmarks.cases.format import Case
 from pytest_toolcall.benchmarks.cases.matching import is_matcher
-from pytest_toolcall.benchmarks.general_fc.oracle import Generator, Unsatisfiable, _pattern_strings
-from pytest_toolcall.benchmarks.general_fc.scoring import compile_schema, validate_tool_calls
+from pytest_toolcall.native.instances import Generator, Unsatisfiable, pattern_strings
+from pytest_toolcall.native.schemas import compile_schema
+from pytest_toolcall.native.validation import validate_tool_calls
 
 NO_TOOL_ANSWER = "No tool is needed for this request."
 
 
 class OracleError(Exception):
     """The oracle cannot build an answer that passes the case."""
+
+
+class NotAnswerable(OracleError):
+    """The case asks for something the oracle does not answer (a trajectory it cannot pin down): the
+    case is fine, but the oracle's run skips it, saying why."""
 
 
 def oracle_answer(case: Case) -> dict[str, Any]:
@@ -48,6 +54,51 @@ def oracle_reply(expect: dict[str, Any], tools: list[dict[str, Any]]) -> dict[st
 
 def _all_calls(expect: dict[str, Any]) -> list[dict[str, Any]]:
     return [*(expect.get("calls") or []), *(c for a in expect.get("any_of") or [] for c in _all_calls(a))]
+
+
+def oracle_steps(case: Case) -> list[dict[str, Any]]:
+    """The oracle's answers to a multi-step case, one per step: the first-answer expectation's calls
+    (or the whole trajectory) first, the rest of the trajectory next, then the final text. Only a
+    ``strict`` or ``unordered`` trajectory with ``exact`` arguments pins the calls down;
+    ``NotAnswerable`` otherwise."""
+    expect = case.expect
+    trajectory = expect.get("trajectory")
+    has_first = any(k in expect for k in ("no_call", "should_call_tool", "calls", "any_of"))
+    first: list[dict[str, Any]] = []
+    if has_first:
+        first = _answer(expect, case.tools).get("tool_calls") or []
+    batches = [first] if first else []
+    if trajectory is not None:
+        match, args = trajectory.get("match", "strict"), trajectory.get("args", "exact")
+        if match not in ("strict", "unordered") or args != "exact":
+            raise NotAnswerable(
+                f"a trajectory with match {match!r} and args {args!r} leaves the calls open "
+                "(the oracle answers strict or unordered trajectories with exact arguments)"
+            )
+        listed = _answer({"calls": trajectory["calls"]}, case.tools)["tool_calls"] if trajectory["calls"] else []
+        if not has_first:
+            batches = [listed] if listed else []
+        elif _same_calls(listed[: len(first)], first):
+            if listed[len(first) :]:
+                batches.append(listed[len(first) :])
+        else:
+            raise NotAnswerable("the first answer's expectation is not how the trajectory begins")
+    final = expect.get("final")
+    text = _resolve(final, {"type": "string"}, {"type": "string"}, "final") if final is not None else NO_TOOL_ANSWER
+    answers: list[dict[str, Any]] = [
+        {"content": None, "tool_calls": [{**call, "id": f"call_{step}_{n}"} for n, call in enumerate(batch, start=1)]}
+        for step, batch in enumerate(batches, start=1)
+    ]
+    answers.append({"content": text})
+    if len(answers) > case.steps and final is None:
+        answers.pop()  # the budget is spent by the calls; no final answer is expected
+    if len(answers) > case.steps:
+        raise OracleError(f"the expected run takes {len(answers)} steps, the case allows {case.steps} (steps)")
+    return answers
+
+
+def _same_calls(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> bool:
+    return [(c["name"], c["arguments"]) for c in a] == [(c["name"], c["arguments"]) for c in b]
 
 
 def _answer(expect: dict[str, Any], tools: list[dict[str, Any]]) -> dict[str, Any]:
@@ -111,7 +162,7 @@ def _regex_string(pattern: str, schema: Any, path: str) -> str:
     """A short string that full-matches ``pattern``: one of the schema's enum values when one does,
     else one built from the pattern itself."""
     candidates = [v for v in (schema or {}).get("enum", []) if isinstance(v, str)] if isinstance(schema, dict) else []
-    candidates += _pattern_strings(pattern, 0)
+    candidates += pattern_strings(pattern, 0)
     for candidate in candidates:
         if re.fullmatch(pattern, candidate):
             return candidate

@@ -12,12 +12,18 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_toolcall.benchmarks.cases.assertions import ToolCallAssertionError, observing
 from pytest_toolcall.benchmarks.cases.matching import CaseVerdict
 from pytest_toolcall.benchmarks.cases.response import OracleResponse, ToolCallResponse
-from pytest_toolcall.core.types import ChatRequest, Model, RequestError
+from pytest_toolcall.core.types import ChatRequest, ChatResponse, Model, RequestError
+
+if TYPE_CHECKING:
+    from pytest_toolcall.benchmarks.cases.mcp_servers import McpServer
+    from pytest_toolcall.benchmarks.cases.steps import Transcript
+
+NO_TOOL_ANSWER = "No tool is needed for this request."  # the oracle's text (oracle.NO_TOOL_ANSWER)
 
 #: Markers of pytest itself, which say how a test runs, not what it is about: never tags.
 PYTEST_MARKERS = frozenset(
@@ -34,6 +40,8 @@ class PythonTest:
     assertions: list[tuple[dict[str, Any], CaseVerdict]] = field(default_factory=list)
     latency_s: float = 0.0
     error: str | None = None
+    #: The transcripts of its multi-step runs (``toolcall_chat.run``), in order.
+    runs: list[Any] = field(default_factory=list)
 
 
 class RequestFailed(Exception):
@@ -55,16 +63,8 @@ class Chat:
         definitions. ``settings`` are request-body fields for this request (``temperature``,
         ``max_tokens``, ``tool_choice``; ``extra_body``'s fields are sent at the top level), part of
         the response store's key."""
-        if isinstance(messages_or_prompt, str):
-            messages = [{"role": "user", "content": messages_or_prompt}]
-        elif isinstance(messages_or_prompt, list) and all(isinstance(m, dict) for m in messages_or_prompt):
-            messages = [dict(m) for m in messages_or_prompt]
-        else:
-            raise TypeError("toolcall_chat: pass a prompt (str) or a list of OpenAI chat messages (dicts)")
-        if tools is not None and not isinstance(tools, list):
-            raise TypeError("toolcall_chat: tools must be a list of OpenAI tool definitions")
-        sampling = {k: v for k, v in settings.items() if k != "extra_body"}
-        sampling.update(settings.get("extra_body") or {})
+        messages = self._messages(messages_or_prompt, tools)
+        sampling = _sampling(settings)
         if self._oracle:
             response: ToolCallResponse = OracleResponse(tools)
         else:
@@ -78,6 +78,69 @@ class Chat:
             self._test.latency_s += answer.latency_s
         self._test.responses.append(response)
         return response
+
+    def run(
+        self,
+        messages_or_prompt: str | list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        mcp: McpServer | dict[str, Any] | None = None,
+        tool_results: dict[str, Any] | None = None,
+        steps: int = 5,
+        **settings: Any,
+    ) -> Transcript:
+        """Let the model act up to ``steps`` times: each answer's calls executed by ``mcp`` (a running
+        ``McpServer``, or the case-file form ``{"command": [...]}`` / ``{"url": ...}``, started for this
+        run) or answered from ``tool_results`` (as in a case file), their results sent back, until a
+        text answer. ``tools`` default to the server's. Returns the ``Transcript`` (``messages``,
+        ``calls`` with their results, ``final``, ``step_limit``), for ``assert_trajectory``."""
+        from pytest_toolcall.benchmarks.cases.mcp_servers import McpServer
+        from pytest_toolcall.benchmarks.cases.steps import MockResults, run_steps
+
+        if (mcp is None) == (tool_results is None):
+            raise TypeError("toolcall_chat.run: give mcp (a server) or tool_results (mocks), one of them")
+        own = McpServer(mcp) if isinstance(mcp, dict) else None
+        server = own or mcp
+        try:
+            offered = tools if tools is not None else server.tools if isinstance(server, McpServer) else None
+            execute = server.call if isinstance(server, McpServer) else MockResults(tool_results or {})
+            messages = self._messages(messages_or_prompt, tools)
+            transcript = run_steps(self._ask_one, messages, offered, _sampling(settings), steps, execute)
+        finally:
+            if own is not None:
+                own.close()
+        self._test.runs.append(transcript)
+        return transcript
+
+    def _ask_one(self, request: ChatRequest) -> ChatResponse:
+        if self._oracle:  # the oracle answers a run with text: it has no expectation to answer
+            answer = ChatResponse(NO_TOOL_ANSWER)
+        else:
+            try:
+                answer = self._model.submit(request).result()
+            except RequestError as exc:
+                self._test.error = str(exc)
+                raise RequestFailed(f"request failed: {exc}") from None
+            self._test.latency_s += answer.latency_s
+        self._test.responses.append(ToolCallResponse.from_chat_response(answer, usage=answer.usage))
+        return answer
+
+    @staticmethod
+    def _messages(messages_or_prompt: Any, tools: Any) -> list[dict[str, Any]]:
+        if tools is not None and not isinstance(tools, list):
+            raise TypeError("toolcall_chat: tools must be a list of OpenAI tool definitions")
+        if isinstance(messages_or_prompt, str):
+            return [{"role": "user", "content": messages_or_prompt}]
+        if isinstance(messages_or_prompt, list) and all(isinstance(m, dict) for m in messages_or_prompt):
+            return [dict(m) for m in messages_or_prompt]
+        raise TypeError("toolcall_chat: pass a prompt (str) or a list of OpenAI chat messages (dicts)")
+
+
+def _sampling(settings: dict[str, Any]) -> dict[str, Any]:
+    """Request-body fields: ``extra_body``'s are sent at the top level."""
+    sampling = {k: v for k, v in settings.items() if k != "extra_body"}
+    sampling.update(settings.get("extra_body") or {})
+    return sampling
 
 
 @contextmanager
@@ -108,6 +171,8 @@ def python_test_fields(test: PythonTest, error: BaseException | None) -> tuple[b
         "latency_s": round(test.latency_s, 4) if test.responses else None,
         "error": test.error,
     }
+    if test.runs:
+        fields.update(test.runs[-1].record())
     return error is None, fields["reason"], fields
 
 

@@ -10,7 +10,6 @@ sent as given, and such calls simply score invalid.
 
 from __future__ import annotations
 
-import codecs
 import functools
 import json
 import threading
@@ -20,11 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-import jsonschema
-from jsonschema.exceptions import SchemaError
-
+from pytest_toolcall.core import jsonl
 from pytest_toolcall.core.benchmark import DataError
-from pytest_toolcall.core.text import clip
+from pytest_toolcall.core.files import check_regular_file
+from pytest_toolcall.core.jsonl import json_type
+from pytest_toolcall.native.schemas import _check_schema, json_text, schema_problem
+
+__all__ = ["GeneralFCSample", "LineRef", "_check_schema", "index_file", "load_file", "schema_problem", "tool_warnings"]
 
 FIELDS = ("messages", "tools", "should_call_tool")
 
@@ -158,6 +159,7 @@ def _scan(path: Path) -> Iterator[tuple[int, int, bytes, GeneralFCSample | str]]
     """(0-based index, byte offset, bytes, sample or problem message) per non-blank line, reading one
     line at a time."""
     try:
+        check_regular_file(path, what="data file")  # a FIFO would block the run at its first line
         handle = open(path, "rb")  # closed by the with below; opening errors are DataErrors
     except FileNotFoundError:
         raise DataError(f"{path}: file not found") from None
@@ -166,50 +168,34 @@ def _scan(path: Path) -> Iterator[tuple[int, int, bytes, GeneralFCSample | str]]
     except OSError as exc:
         raise DataError(f"{path}: cannot read: {exc}") from None
     with handle:
-        offset = 0
-        # Binary lines end at b"\n" only: str.splitlines() would also split on U+2028/U+2029, which
-        # JSON allows raw inside strings.
-        for index, raw in enumerate(handle):
-            # A leading byte-order mark is common in hand-edited files and harmless.
-            skip = len(codecs.BOM_UTF8) if index == 0 and raw.startswith(codecs.BOM_UTF8) else 0
-            start = offset + skip
-            offset += len(raw)
-            body = raw[skip:].removesuffix(b"\n")
-            try:
-                line = body.decode("utf-8").removesuffix("\r")
-            except UnicodeDecodeError as exc:
-                raise DataError(f"{path}: cannot read: line {index + 1}: {exc}") from None
-            if not line.strip():
-                continue
-            where = f"{path}:{index + 1}"
-            try:
-                messages, tools, label = _parse_line(line)
-            except LineProblem as exc:
-                yield index, start, body, f"{where}: {exc}"
-                continue
-            warnings = tuple(f"{where}: {w}" for w in tool_warnings(tools))
-            yield (
-                index,
-                start,
-                body,
-                GeneralFCSample(path, path.stem, index, index + 1, messages, tools, label, where, warnings),
-            )
+        try:
+            for line in jsonl.lines(handle):
+                where = f"{path}:{line.number}"
+                index = line.number - 1
+                try:
+                    messages, tools, label = _parse_line(line)
+                except LineProblem as exc:
+                    yield index, line.offset, line.raw, f"{where}: {exc}"
+                    continue
+                warnings = tuple(f"{where}: {w}" for w in tool_warnings(tools))
+                sample = GeneralFCSample(path, path.stem, index, index + 1, messages, tools, label, where, warnings)
+                yield index, line.offset, line.raw, sample
+        except jsonl.JsonlError as exc:
+            raise DataError(f"{path}: cannot read: {exc}") from None
     # A final newline leaves no last piece; a last line without one is read like the others.
 
 
-def _parse_line(line: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], bool]:
+def _parse_line(line: jsonl.Line) -> tuple[list[dict[str, Any]], list[dict[str, Any]], bool]:
     try:
-        row = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise LineProblem(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
-    if not isinstance(row, dict):
-        raise LineProblem(f"expected a JSON object, got {_json_type(row)}")
+        row = jsonl.parse_object(line)
+    except jsonl.JsonlError as exc:
+        raise LineProblem(exc.message) from None
     missing = [f for f in FIELDS if f not in row]
     if missing:
         raise LineProblem(f"missing field{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
     label = row["should_call_tool"]
     if not isinstance(label, bool):  # 0/1 or "true" are not accepted: the label decides every verdict
-        got = "null" if label is None else f"{_json_type(label)} {_json(label)}"
+        got = "null" if label is None else f"{json_type(label)} {json_text(label)}"
         raise LineProblem(f"should_call_tool must be a boolean, got {got}")
     messages = _decoded(row, "messages")
     tools = _decoded(row, "tools")
@@ -227,7 +213,7 @@ def _decoded(row: dict[str, Any], field: str) -> Any:
         except json.JSONDecodeError as exc:
             raise LineProblem(f"{field} is a string but not valid JSON ({exc.msg} at column {exc.colno})") from None
     if not isinstance(value, list):
-        raise LineProblem(f"{field} must be a list, got {_json_type(value)}")
+        raise LineProblem(f"{field} must be a list, got {json_type(value)}")
     if not value:
         # Empty messages cannot be sent; an empty tools list is rejected by OpenAI-style servers and
         # leaves nothing to call.
@@ -238,7 +224,7 @@ def _decoded(row: dict[str, Any], field: str) -> Any:
 def _check_messages(messages: list[Any]) -> None:
     for i, message in enumerate(messages):
         if not isinstance(message, dict):
-            raise LineProblem(f"messages[{i}] must be an object, got {_json_type(message)}")
+            raise LineProblem(f"messages[{i}] must be an object, got {json_type(message)}")
         if not isinstance(message.get("role"), str) or not message["role"]:
             raise LineProblem(f"messages[{i}] has no role")
 
@@ -246,7 +232,7 @@ def _check_messages(messages: list[Any]) -> None:
 def _check_tools(tools: list[Any]) -> None:
     for i, tool in enumerate(tools):
         if not isinstance(tool, dict):
-            raise LineProblem(f"tools[{i}] must be an object, got {_json_type(tool)}")
+            raise LineProblem(f"tools[{i}] must be an object, got {json_type(tool)}")
         function = tool.get("function")
         if not isinstance(function, dict):
             raise LineProblem(f"tools[{i}] has no function object")
@@ -280,114 +266,6 @@ def tool_warnings(tools: list[dict[str, Any]]) -> list[str]:
         parameters = function["parameters"]
         if not parameters:
             warnings.append(
-                f"tools[{i}].function.parameters is empty ({_json(parameters)}): no call to {name!r} can validate"
+                f"tools[{i}].function.parameters is empty ({json_text(parameters)}): no call to {name!r} can validate"
             )
     return warnings
-
-
-def schema_problem(schema: Any) -> str:
-    """Why ``schema`` is not a valid JSON Schema for the draft its ``$schema`` names (default 2020-12); ""
-    when it is. Cached by content: equal schemas recur across lines, and the full check is slow."""
-    if not isinstance(schema, (dict, bool)):
-        return f"expected an object, got {_json_type(schema)}"
-    try:
-        key = json.dumps(schema, sort_keys=True)
-    except (TypeError, ValueError):
-        return _check_schema(schema)
-    problem = _SCHEMA_PROBLEMS.get(key)
-    if problem is None:
-        problem = "" if _plainly_valid(schema) else _check_schema(schema)
-        _SCHEMA_PROBLEMS[key] = problem
-        if len(_SCHEMA_PROBLEMS) > _SCHEMA_CACHE_SIZE:  # bounded: the oldest entry out
-            del _SCHEMA_PROBLEMS[next(iter(_SCHEMA_PROBLEMS))]
-    return problem
-
-
-_SCHEMA_PROBLEMS: dict[str, str] = {}
-_SCHEMA_CACHE_SIZE = 8192
-
-
-def _check_schema(schema: Any) -> str:
-    try:
-        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-        cls.check_schema(schema)
-    except SchemaError as exc:
-        return describe_error(exc)
-    except Exception as exc:  # e.g. an unhashable "$schema" value
-        return f"{type(exc).__name__}: {exc}"
-    return ""
-
-
-# A fast, sound shortcut for the schemas tool definitions are made of: Draft 2020-12 (no "$schema"),
-# only these keywords, each value of the form the 2020-12 meta-schema requires. check_schema takes
-# ~2 ms per tool (the 2020-12 meta-schema is heavy); anything outside this subset still gets it.
-_SIMPLE_TYPES = frozenset(("array", "boolean", "integer", "null", "number", "object", "string"))
-_STRING_KEYWORDS = frozenset(("description", "title", "format"))
-_ANY_KEYWORDS = frozenset(("default",))
-_NUMBER_KEYWORDS = frozenset(("minimum", "maximum"))
-_COUNT_KEYWORDS = frozenset(("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"))
-_SCHEMA_KEYWORDS = frozenset(("items", "additionalProperties"))
-
-
-def _plainly_valid(schema: Any, depth: int = 0) -> bool:
-    if isinstance(schema, bool):
-        return True
-    if not isinstance(schema, dict) or depth > 32 or (depth == 0 and "$schema" in schema):
-        return False
-    for key, value in schema.items():
-        if key == "type":
-            types = [value] if isinstance(value, str) else value
-            if not isinstance(types, list) or not types or not all(t in _SIMPLE_TYPES for t in types):
-                return False
-            if len(set(types)) != len(types):
-                return False
-        elif key in _STRING_KEYWORDS:
-            if not isinstance(value, str):
-                return False
-        elif key in _NUMBER_KEYWORDS:
-            if not isinstance(value, (int, float)) or isinstance(value, bool):
-                return False
-        elif key in _COUNT_KEYWORDS:
-            if type(value) is not int or value < 0:
-                return False
-        elif key == "required":
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                return False
-            if len(set(value)) != len(value):
-                return False
-        elif key in ("enum", "examples"):  # arrays of anything
-            if not isinstance(value, list):
-                return False
-        elif key == "properties":
-            if not isinstance(value, dict) or not all(_plainly_valid(v, depth + 1) for v in value.values()):
-                return False
-        elif key in _SCHEMA_KEYWORDS:
-            if not _plainly_valid(value, depth + 1):
-                return False
-        elif key not in _ANY_KEYWORDS:
-            return False
-    return True
-
-
-def describe_error(exc: jsonschema.ValidationError | SchemaError) -> str:
-    """The error message, with where it applies when that is not the top level."""
-    message = clip(exc.message, 200)
-    if exc.absolute_path:
-        return f"{message} (at {'/'.join(map(str, exc.absolute_path))})"
-    return message
-
-
-def _json_type(value: Any) -> str:
-    return {
-        dict: "an object",
-        list: "a list",
-        str: "a string",
-        bool: "a boolean",
-        int: "a number",
-        float: "a number",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)
-
-
-def _json(value: Any, limit: int = 60) -> str:
-    return clip(json.dumps(value, ensure_ascii=False), limit)

@@ -5,7 +5,10 @@ execution result); without it the call fails with an error string, like any fail
 
 Guards against model arguments that would keep the official code busy for minutes: an integer
 `power` whose result is too long to print fails at once with the error the official executor
-reports when it prints it; precisions above 100,000 digits are refused (our own message).
+reports when it prints it; `round_number` of an integer to very many negative places gives its
+result (0) without building the power of ten; precisions above 100,000 digits are refused (our own
+message: the official mpmath call would run for many minutes; 100,000 digits take seconds, in Python
+code that Ctrl-C interrupts).
 """
 
 from __future__ import annotations
@@ -49,6 +52,15 @@ def _refuse_unprintable_power(base: Any, exponent: Any) -> None:
                 f"Exceeds the limit ({limit} digits) for integer string conversion; "
                 "use sys.set_int_max_str_digits() to increase the limit"
             )
+
+
+def _rounds_to_zero(number: Any, decimal_places: Any) -> bool:
+    """``round(int, -k)`` builds ``10**k`` in one uninterruptible C call (``k`` = 30,000,000: most of a
+    minute); when ``10**(k-1)`` already exceeds the number the result is 0, so give it at once. Same
+    value, same type (``round(True, -5)`` is the int 0 too)."""
+    if type(number) not in (int, bool) or type(decimal_places) is not int or decimal_places >= 0:
+        return False
+    return -decimal_places - 1 > abs(number).bit_length()  # 10**(k-1) >= 2**(k-1) > |number|
 
 
 class MathAPI:
@@ -179,6 +191,8 @@ class MathAPI:
 
     def round_number(self, number: float, decimal_places: int = 0) -> dict[str, Any]:
         try:
+            if _rounds_to_zero(number, decimal_places):
+                return {"result": 0}
             return {"result": round(number, decimal_places)}
         except TypeError:
             return {"error": "First input must be a number, second input must be an integer"}

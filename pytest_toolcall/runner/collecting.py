@@ -1,0 +1,123 @@
+"""The plugin object of what runs: the header, collection of the benchmark items, selection
+(-k, -m, benchmark node ids given as arguments) and shards. Registered in every process of a run
+(xdist workers collect; the controller sees the header and the collection reports)."""
+
+from __future__ import annotations
+
+import gc
+from typing import Any
+
+import pytest
+
+from pytest_toolcall.core import registry
+from pytest_toolcall.core.benchmark import MODULE_NODEID
+from pytest_toolcall.core.registry import is_benchmark_nodeid
+from pytest_toolcall.core.settings import redact_url
+from pytest_toolcall.runner import collect, compat, selection, shards
+from pytest_toolcall.runner.run import Run
+
+#: Where the openai SDK sends requests when neither --toolcall-base-url nor $OPENAI_BASE_URL is set.
+OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
+
+
+class Collection:
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        self.deselected = 0  # benchmark items deselected by -m, -k or requested node ids
+
+    def pytest_report_header(self) -> list[str]:
+        s = self.run.settings
+        endpoint = redact_url(s.base_url) or f"{OPENAI_DEFAULT_URL} (the SDK's default)"
+        if not s.sends_requests:
+            endpoint = "none (oracle)"
+        parts = [f"toolcall: model={s.model} endpoint={endpoint} bench={','.join(s.benches) or 'none'}"]
+        parts += filter(None, (benchmark.header() for benchmark in self.run.benchmarks.values()))
+        repaired = [f"toolcall: response store {self.run.store_repaired}"] if self.run.store_repaired else []
+        if s.shard is not None:
+            parts.append(f"shard={s.shard[0]}/{s.shard[1]}")
+        return [
+            *repaired,
+            " ".join(parts),
+            f"toolcall: temperature={s.temperature} max_tokens={s.max_tokens} concurrency={s.concurrency} "
+            f"timeout={s.timeout}s max_retries={s.max_retries} cache={s.cache_mode}",
+        ]
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
+        report = yield
+        if isinstance(collector, pytest.Session) and report.passed and self.run.catalog.module_benchmarks:
+            report.result.append(collect.benchmark_module(collector))  # (the catalog loads first)
+        return report
+
+    def pytest_collect_file(self, file_path: Any, parent: pytest.Collector) -> pytest.Collector | None:
+        name = self.run.config.stash[collect.CATALOG].file_benchmark(file_path)
+        if name is None:
+            return None
+        return collect.BenchmarkFile.from_parent(parent, path=file_path, benchmark=name)
+
+    def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
+        if metafunc.definition.nodeid.startswith(f"{MODULE_NODEID}::"):
+            loaded = self.run.catalog.loaded[metafunc.function.__name__]
+            metafunc.parametrize("toolcall_unit", collect.unit_params(loaded.units))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[Any]) -> None:
+        # Before -m deselects: an ordinary test asking the model through a benchmark's fixture
+        # carries that benchmark's marker (``-m cases`` selects the Python tests of cases too).
+        counted = [(b.name, set(b.counted_fixtures)) for b in self.run.benchmarks.values() if b.counted_fixtures]
+        for item in items:
+            for name, fixtures in counted:
+                if not fixtures.isdisjoint(getattr(item, "fixturenames", ())) and collect.UNIT not in item.stash:
+                    item.add_marker(name)
+        if self.run.requested:
+            selection.keep_requested(items, self.run.requested, config)
+
+    # A second implementation of the hook (pytest reads only ``pytest_*`` names, hence this one).
+    @pytest.hookimpl(trylast=True, specname="pytest_collection_modifyitems")
+    def pytest_collection_modifyitems_shard(self, items: list[pytest.Item]) -> None:
+        """After -k, -m, --lf... (trylast): a shard is a part of what they left."""
+        run = self.run
+        chosen = shards.selection_of(item.nodeid for item in items)
+        shard = run.settings.shard
+        if shard is not None:
+            kept, dropped, plan = shards.cut(items, shard, run.catalog.benchmarks)
+            if dropped:
+                run.config.hook.pytest_deselected(items=dropped)
+                items[:] = kept
+            chosen = shards.Selection(chosen.count, chosen.digest, f"{shard[0]}/{shard[1]}", plan)
+        run.selection = chosen
+        worker_output = compat.worker_output(run.config)
+        if worker_output is not None:
+            worker_output[shards.WORKER_OUTPUT] = chosen.as_dict()
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed and is_benchmark_nodeid(report.nodeid):
+            self.run.data_problems.append(report.nodeid)
+        elif report.failed and not self.run.is_worker:
+            self.run.ordinary_failures.add(report.nodeid or "<collection>")
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self.deselected += sum(1 for item in items if collect.unit_of(item) is not None)
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        run = self.run
+        if self.deselected and not any(collect.unit_of(item) for item in session.items):
+            hint = selection.empty_selection_hint(run.config, run.benchmarks, registry.benchmark_classes().values())
+            reporter = run.config.pluginmanager.get_plugin("terminalreporter")
+            if hint and reporter is not None:
+                reporter.write_line(hint, yellow=True)
+        # The data and the items live until the end: keep the collector from walking them again
+        # and again (each full collection costs tenths of a second with this many objects).
+        gc.freeze()
+        run.collector.select([item.nodeid for item in session.items])
+        if session.testsfailed and session.testsfailed == len(run.data_problems):
+            # The only collection errors are bad lines or files of the data: run the rest, as xdist
+            # does anyway; the problems stay errors of the run (exit status, gate).
+            compat.continue_on_collection_errors(run.config)
+
+    def pytest_unconfigure(self) -> None:
+        # pytest runs five full garbage collections after this (to report unraisable exceptions);
+        # with every report of a large run alive (the xdist controller holds them all) that is a
+        # third of a second. What is alive now stays alive until the process exits: freeze it.
+        gc.freeze()

@@ -1,0 +1,46 @@
+"""The plugin object of the xdist controller (registered only there): what each worker is given
+(the client process to send through, the node ids asked for), what it sends back (the selection
+before sharding, the items it collected), and the scheduler that keeps the workers' queues deep
+enough to prefetch from."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pytest_toolcall.model import sdk_process
+from pytest_toolcall.runner import compat, selection, shards
+from pytest_toolcall.runner.run import STORE_LOST, Run
+
+
+class XdistController:
+    def __init__(self, run: Run) -> None:
+        self.run = run
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """Workers send their requests through this process's client process (one SDK import)."""
+        if self.run.settings.sends_requests:
+            node.workerinput[sdk_process.WORKER_INPUT] = sdk_process.client_address()
+        node.workerinput[selection.WORKER_INPUT] = self.run.requested
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        if config.getvalue("dist") != "load":
+            return None  # the user chose another distribution: theirs
+        from pytest_toolcall.runner.scheduling import PrefetchLoadScheduling
+
+        return PrefetchLoadScheduling(config, log, depth=2 * self.run.settings.concurrency)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        self.run.collector.select(ids)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        self.run.add_store_losses(*compat.node_worker_output(node).get(STORE_LOST, (0, "")))
+        chosen = compat.node_worker_output(node).get(shards.WORKER_OUTPUT)
+        if chosen is not None and self.run.selection is None:
+            shard = self.run.settings.shard
+            self.run.selection = shards.Selection.from_dict(chosen, f"{shard[0]}/{shard[1]}" if shard else None)

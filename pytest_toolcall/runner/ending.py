@@ -1,0 +1,153 @@
+"""The plugin object of the end of a run (registered where reports land: not on xdist workers). It
+builds the run's one ``RunResult`` (``results/run_result.py``) from the records, keeps each unit's
+cost for the next run's shards, writes the JSON and HTML reports, applies the gate to the exit
+status, and writes the terminal and GitHub summaries, all from that result."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+
+from pytest_toolcall import __version__
+from pytest_toolcall.core.blocks import BlockError
+from pytest_toolcall.core.settings import redact_url
+from pytest_toolcall.results import gate, github, report, summary
+from pytest_toolcall.results.run_result import RunResult
+from pytest_toolcall.runner import shards
+from pytest_toolcall.runner.run import Run, now
+
+#: The run's result, once the session has finished (JUnit's suite properties read it there).
+RESULT = pytest.StashKey[RunResult]()
+
+#: Options a report does not keep: where this run wrote its outputs (and the gate it applied).
+REPORT_OMITS = frozenset({"report", "html"})
+
+
+class RunEnd:
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        self.result: RunResult | None = None
+        self.verdict: gate.GateVerdict | None = None
+
+    @pytest.hookimpl(wrapper=True, trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> Any:
+        """Before the other implementations: the result, the reports and the gate (the JUnit writer
+        writes after this, so it gets the suite properties)."""
+        self.finish(session)
+        return (yield)
+
+    def finish(self, session: pytest.Session) -> None:
+        run = self.run
+        interrupted = session.exitstatus == pytest.ExitCode.INTERRUPTED
+        run.catalog  # the data, for what aggregates need of it (the xdist controller loads it here)  # noqa: B018
+        samples = self.samples()
+        s = run.settings
+        try:
+            result = RunResult.of_run(
+                self.run_section(interrupted),
+                samples,
+                run.benchmarks,
+                baseline=run.baseline,
+                price=s.price,
+                budget=s.budget,
+                output_failures=run.output_failures,
+            )
+        except BlockError as exc:  # a benchmark's bug: one line, not a traceback, and no report
+            pytest.exit(str(exc), returncode=pytest.ExitCode.INTERNAL_ERROR)
+        self.result = run.config.stash[RESULT] = result
+        if s.report or s.html:
+            document = result.document()
+            if s.report:
+                try:
+                    report.write_json_atomic(s.report, document)
+                except (OSError, ValueError) as exc:
+                    run.output_lost(session, "JSON report", s.report, exc)
+            if s.html:
+                from pytest_toolcall.results.html import write_html
+
+                try:
+                    write_html(document, s.html)
+                except (OSError, ValueError) as exc:
+                    run.output_lost(session, "HTML report", s.html, exc)
+        if run.gate.active:
+            self.verdict = gate.decide(result, run.gate)
+            if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+                failed = gate.exit_failed(self.verdict, result)
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED if failed else pytest.ExitCode.OK
+
+    def samples(self) -> list[dict[str, Any]]:
+        """Every record; a record of a crashed worker gets its unit's identity from the data."""
+        samples = []
+        for record in self.run.collector.records.values():
+            if "benchmark" not in record:
+                unit = self.run.catalog.unit(record["nodeid"], self.run.config.rootpath)
+                record = {**unit.identity(), **record} if unit is not None else {**record, "benchmark": None}
+            samples.append(record)
+        return samples
+
+    def run_section(self, interrupted: bool) -> dict[str, Any]:
+        """The report's ``run``: what ran, and everything the gate judges besides the metrics, so
+        that the offline gate judges a report as the run did."""
+        run, s = self.run, self.run.settings
+        collector = run.collector
+        selected = collector.selected
+        chosen = run.selection or shards.selection_of(selected)
+        return {
+            "model": s.model,
+            "base_url": redact_url(s.base_url),
+            "started_at": run.started_at,
+            "finished_at": now(),
+            "plugin_version": __version__,
+            "settings": {"temperature": s.temperature, "max_tokens": s.max_tokens, "extra_body": s.extra_body},
+            "datasets": {name: benchmark.datasets() for name, benchmark in run.benchmarks.items()},
+            "repeat": s.repeat,
+            "selected": len(selected),
+            "not_run": len(set(selected) - set(collector.records)),
+            "not_asked": sum(1 for r in collector.records.values() if r.get("not_run") == "budget"),
+            "data_problems": run.data_problems,
+            # A Python test that asked the model (``toolcall_chat``) has a record instead: it is
+            # counted in its block.
+            "ordinary_failed": sorted(run.ordinary_failures - set(collector.records)),
+            "interrupted": interrupted,
+            "shard": chosen.shard,
+            # What merge needs to check shards and recompute the metrics the same way:
+            "selection": chosen.as_dict(),
+            # (URL-valued options without their credentials, as everywhere text is written)
+            "options": {
+                k: redact_url(v) if isinstance(v, str) else v for k, v in s.raw.items() if k not in REPORT_OMITS
+            },
+            "aggregation": {name: benchmark.aggregate_context() for name, benchmark in run.benchmarks.items()},
+            "partial": False,
+        }
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.result is None or self.run.config.option.collectonly:
+            return
+        result, verdict, alpha = self.result, self.verdict, self.run.gate.alpha
+        github.write_summary(result, verdict, alpha, os.environ)
+        tr = terminalreporter
+        for line in summary.terminal_lines(result, verdict, alpha):
+            if line.heading:
+                tr.write_sep("=", line.text)
+            else:
+                tr.write_line(line.text, **line.markup)
+        if verdict is not None:
+            for text in github.error_lines(list(verdict.shortfalls), os.environ):
+                tr.write_line(text)
+        s = self.run.settings
+        lost = " ".join(result.output_failures)
+        if s.report and "JSON report" not in lost:
+            tr.write_line(f"toolcall report: {s.report}")
+        if s.html and "HTML report" not in lost:
+            tr.write_line(f"toolcall HTML report: {s.html}")
+        for failure in result.output_failures:
+            tr.write_line(f"toolcall: {failure}", red=True, bold=True)
+        lost, why = self.run.store_lost
+        if lost:
+            tr.write_line(
+                f"toolcall: response store: {lost} answer(s) not kept ({why}): "
+                "they were scored, but a later run asks for them again",
+                yellow=True,
+            )

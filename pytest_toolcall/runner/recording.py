@@ -1,0 +1,93 @@
+"""The plugin object of the item protocol: where items run, it starts the model work of the items
+coming next, hands each item its answer after its fixtures, and puts its record on its teardown
+report; where reports land (the only process without xdist, the controller with it), it gathers
+the records. Registered in every process of a run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pytest_toolcall.core.registry import is_benchmark_nodeid
+from pytest_toolcall.model import sdk_process
+from pytest_toolcall.results.records import RECORD, new_record, sanitize
+from pytest_toolcall.runner import collect, failures
+from pytest_toolcall.runner.answers import ANSWERS
+from pytest_toolcall.runner.run import STORE_LOST, Run
+
+
+class ItemProtocol:
+    def __init__(self, run: Run) -> None:
+        self.run = run
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+        run = self.run
+        if run.plan_only:
+            return (yield)
+        run.work.before(item)  # start the model work of the items coming next
+        unit = collect.unit_of(item)
+        if unit is not None:
+            item.stash[RECORD] = new_record(unit)  # before any fixture: an item that errors has one too
+            # Known here rather than at collection: only the items that run pay for the check.
+            reason = run.benchmarks[unit.benchmark].known_failure(unit)
+            if reason is not None:
+                item.add_marker(pytest.mark.xfail(reason=reason, strict=False, raises=failures.VerdictFailure))
+        try:
+            return (yield)
+        finally:
+            run.work.after(item.session)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        """After the item's fixtures: take its answer (an error or a skip of the setup if none came)."""
+        unit = collect.unit_of(item)
+        if unit is not None and not self.run.plan_only:
+            record: Any = item.stash[RECORD]  # (a Record: filled in as a plain dict from here on)
+            self.run.work.hand_over(item, unit, record)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+        record = item.stash.get(RECORD, None)
+        if record is None:  # an ordinary test
+            return (yield)
+        when = call.when
+        test_unit = item.stash.get(collect.TEST_UNIT, None)
+        if test_unit is not None and when == "call":
+            # An ordinary test counted in a benchmark: its verdict is what its call raised.
+            error = call.excinfo.value if call.excinfo is not None else None
+            verdict = self.run.catalog.benchmarks[test_unit.benchmark].score(test_unit, error)
+            record.update(verdict.fields)
+            record["score"] = 1.0 if verdict.passed else 0.0
+        rep = yield
+        unit = collect.unit_of(item) if test_unit is None else None
+        if unit is not None and when == "call" and rep.failed and "reason" in record:
+            failures.present(rep, unit, record["reason"], self.run.config.option.tbstyle)
+        if when == "teardown":
+            rep.toolcall = sanitize(record)
+            del item.stash[RECORD]  # the item lives until the end: keep the record once, on its report
+        return rep
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if self.run.is_worker:
+            return
+        self.run.collector.pytest_runtest_logreport(report)
+        if report.failed and not is_benchmark_nodeid(report.nodeid) and not hasattr(report, "wasxfail"):
+            self.run.ordinary_failures.add(report.nodeid)
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_sessionfinish(self) -> Any:
+        """First of all: nothing keeps asking the model after the session."""
+        if ANSWERS in self.run.config.stash:
+            self.run.config.stash[ANSWERS].close()
+            self.run.add_store_losses(*self.run.config.stash[ANSWERS].store_losses())
+            worker_output = getattr(self.run.config, "workeroutput", None)
+            if worker_output is not None:  # (summed on the controller: ``distributing.py``)
+                worker_output[STORE_LOST] = self.run.store_lost
+        if collect.CATALOG in self.run.config.stash:  # what benchmarks started (MCP servers) stops too
+            for benchmark in self.run.config.stash[collect.CATALOG].benchmarks.values():
+                benchmark.close()
+        sdk_process.stop_client()  # (under xdist, once every worker has finished)
+        return (yield)

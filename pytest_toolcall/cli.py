@@ -17,11 +17,13 @@ import argparse
 import sqlite3
 import sys
 from collections.abc import Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_toolcall import __version__
 from pytest_toolcall.core.blocks import BlockError
+from pytest_toolcall.core.files import check_regular_file
 
 if TYPE_CHECKING:
     from pytest_toolcall.results.run_result import RunResult
@@ -43,6 +45,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return BAD_INPUT
     except KeyboardInterrupt:
         return 130
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError, sqlite3.Error) as exc:
+        # The readers check what they can name field by field; whatever else a hostile file still
+        # trips on is bad input all the same: one line naming the files, never a traceback.
+        inputs = ", ".join(str(p) for p in _inputs(args))
+        print(f"pytest-toolcall {args.name}: {inputs}: cannot be used ({type(exc).__name__}: {exc})", file=sys.stderr)
+        return BAD_INPUT
+
+
+def _inputs(args: argparse.Namespace) -> list[Path]:
+    named = [getattr(args, name, None) for name in ("reports", "report", "junit", "stores", "baseline")]
+    return [p for value in named for p in (value if isinstance(value, list) else [value]) if p is not None]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -194,30 +207,41 @@ def _html(args: argparse.Namespace) -> int:
 
 
 def _merge_store(args: argparse.Namespace) -> int:
-    from pytest_toolcall.model.store import merge_stores
+    from pytest_toolcall.model.store import StoreError, merge_stores
     from pytest_toolcall.runner.answers import STORE_FILE
 
     sources = [_store_file(path, STORE_FILE) for path in args.stores]
     target = args.output / STORE_FILE if args.output.suffix != ".sqlite3" else args.output
     if any(source.resolve() == target.resolve() for source in sources):
         raise CliError(f"{target}: the output is also an input")
-    copied = merge_stores(sources, target)
+    try:
+        copied = merge_stores(sources, target)
+    except StoreError as exc:
+        raise CliError(str(exc)) from None
+    except sqlite3.Error as exc:
+        raise CliError(f"{target}: cannot be written ({exc})") from None
     print(f"merged {len(sources)} store(s), {copied} response(s): {target}")
     return 0
 
 
 def _store_file(path: Path, name: str) -> Path:
     """The SQLite file of a store given as its folder or as the file, checked to be a store."""
+    from pytest_toolcall.model.store import store_shape_problem
+
     file = path / name if path.is_dir() else path
-    if not file.is_file():
+    if not file.exists():
         raise CliError(f"{path}: no response store here (expected a folder holding {name}, or the file)")
     try:
-        with sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True) as db:
-            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        check_regular_file(file, what="response store")
+    except OSError as exc:
+        raise CliError(f"{file}: {exc}") from None
+    try:
+        with closing(sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True)) as db:
+            problem = store_shape_problem(db)
     except sqlite3.DatabaseError as exc:
         raise CliError(f"{file}: not a response store ({exc})") from None
-    if "responses" not in tables:
-        raise CliError(f"{file}: not a response store (no responses table)")
+    if problem:
+        raise CliError(f"{file}: not a response store this version can merge ({problem})")
     return file
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 NO_CALL = "no_call"
@@ -56,7 +57,7 @@ def has_tool_markup(content: str | None, tool_names: list[str]) -> bool:
     return any(re.search(rf"\b{re.escape(name)}\s*\(", content) for name in tool_names)
 
 
-def failure_kind_counts(records: list[dict[str, Any]]) -> dict[str, int]:
+def failure_kind_counts(records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     """How often each failure kind occurs among failed records, most frequent first."""
     counts = Counter(r["failure_kind"] for r in records if r.get("failure_kind"))
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))

@@ -185,7 +185,7 @@ class Settings:
     #: ``--toolcall-shard K/N`` as (K, N), or None.
     shard: tuple[int, int] | None = None
     #: ``--toolcall-model`` typed on the command line with no path argument: the run collects only
-    #: the benchmark items (DESIGN "Activation and collection"), whatever the ini file's testpaths.
+    #: the benchmark items (docs/contract.md, "Activation and collection"), whatever the ini file's testpaths.
     benchmark_items_only: bool = False
 
     def option(self, name: str) -> str | None:
@@ -241,32 +241,34 @@ class Settings:
                 raise usage_error(option.name, f"given, but --toolcall-bench does not include {owner}")
         return cls(
             model=raw["model"],
-            base_url=raw["base-url"] or None,
-            api_key_env=raw["api-key-env"],
+            base_url=_base_url(raw["base-url"]),
+            api_key_env=_given(raw, "api-key-env"),
             benches=benches,
             limit=parse_number("limit", raw["limit"], int, minimum=1),
-            concurrency=parse_number("concurrency", raw["concurrency"], int, minimum=1),
+            concurrency=parse_number("concurrency", raw["concurrency"], int, minimum=1, maximum=MAX_CONCURRENCY),
             timeout=parse_number("timeout", raw["timeout"], float, minimum=0.001, maximum=86400.0),
-            max_retries=parse_number("max-retries", raw["max-retries"], int, minimum=0),
+            max_retries=parse_number("max-retries", raw["max-retries"], int, minimum=0, maximum=MAX_RETRIES),
             temperature=parse_number("temperature", raw["temperature"], float, minimum=0.0, maximum=2.0, none="none"),
             max_tokens=parse_number("max-tokens", raw["max-tokens"], int, minimum=1, none="none"),
             extra_body=_json_object("extra-body", raw["extra-body"]),
             cache=Path(raw["cache"]).expanduser() if raw["cache"] and raw["cache"] != "off" else None,
-            cache_mode="off" if raw["cache"] == "off" else parse_choices("cache-mode", raw["cache-mode"], MODES)[0],
+            cache_mode="off"
+            if raw["cache"] == "off"
+            else parse_choices("cache-mode", _given(raw, "cache-mode"), MODES)[0],
             report=Path(raw["report"]) if raw["report"] else None,
             html=Path(raw["html"]) if raw["html"] else None,
             fail_under=raw["fail-under"] or None,
             max_errors=parse_number("max-errors", raw["max-errors"], int, minimum=0),
-            repeat=parse_number("repeat", raw["repeat"], int, minimum=1),
+            repeat=parse_number("repeat", raw["repeat"], int, minimum=1, maximum=MAX_REPEAT),
             baseline=Path(raw["baseline"]).expanduser() if raw["baseline"] else None,
             fail_on_regression=_alpha(raw["fail-on-regression"]),
-            gate_on=parse_choices("gate-on", raw["gate-on"], ("point", "lower"))[0],
-            gate_value=parse_choices("gate-value", raw["gate-value"], ("strict", "measured"))[0],
+            gate_on=parse_choices("gate-on", _given(raw, "gate-on"), ("point", "lower"))[0],
+            gate_value=parse_choices("gate-value", _given(raw, "gate-value"), ("strict", "measured"))[0],
             price=_price(raw["price"]),
             budget=_budget(raw["budget"], raw["price"]),
             raw=raw,
             other_models=tuple(
-                raw[o.name] for owner, o in options if o.names_model and owner in benches and raw[o.name]
+                name for owner, o in options if o.names_model and owner in benches and (name := raw[o.name])
             ),
             shard=parse_shard(raw["shard"]),
             benchmark_items_only=items_only,
@@ -311,6 +313,21 @@ def _raw(config: pytest.Config, option: Option, namespace: Any = None) -> Any:
     return option.default if value is None else value
 
 
+def _given(raw: Mapping[str, str | None], name: str) -> str:
+    """The text of an option that has a default (only a report's options could still leave it out)."""
+    value = raw[name]
+    if value is None:
+        raise usage_error(name, "needs a value")
+    return value
+
+
+#: Bounds of counts that multiply work: a typo (``--toolcall-repeat=100000000``) is a usage error at
+#: once, not a run that sits silent building a hundred million items.
+MAX_REPEAT = 1000
+MAX_CONCURRENCY = 1024
+MAX_RETRIES = 100
+
+
 def usage_error(name: str, message: str) -> pytest.UsageError:
     return pytest.UsageError(f"--toolcall-{name}: {message}")
 
@@ -349,24 +366,49 @@ def parse_number(
 
 
 _URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]*@")
+# A query value of a URL (``?api-key=VALUE&...``): keys are sent in query strings too (Azure-style
+# ``api-key``, signed URLs), and nothing tells a credential from a version number, so every value is
+# hidden.
+_QUERY_VALUES = re.compile(r"(?<=[?&;])([^=&;#\s]*)=([^&;#\s]*)")
+_CREDENTIAL_NAME = re.compile(r"key|token|secret|sig|pass|auth|cred|session|code", re.IGNORECASE)
 
 
 def redact_url(url: str | None) -> str | None:
-    """``url`` without the credentials of its authority (``http://user:KEY@host`` -> ``http://***@host``):
-    what is printed, reported or stored as text; the real URL is only ever sent."""
-    return _URL_CREDENTIALS.sub("***@", url) if url else url
+    """``url`` without the credentials of its authority (``http://user:KEY@host`` -> ``http://***@host``)
+    and without the values of its query (``?api-key=KEY`` -> ``?api-key=***``): what is printed,
+    reported or named in a file name; the real URL is only ever sent."""
+    if not url or "://" not in url:
+        return url
+    base, mark, query = url.partition("?")
+    base = _URL_CREDENTIALS.sub("***@", base)
+    hidden = _QUERY_VALUES.sub(lambda m: f"{m.group(1)}=***" if m.group(2) else m.group(0), mark + query)
+    return base + hidden
 
 
 def url_secrets(url: str | None) -> list[str]:
-    """The user name and password written in ``url``, to be masked wherever text may echo them."""
-    match = _URL_CREDENTIALS.search(url or "")
-    if match is None:
-        return []
+    """The user name, password and query values written in ``url``, to be masked wherever text may
+    echo them."""
     from urllib.parse import unquote
 
-    userinfo = match.group(0)[:-1]
-    parts = [userinfo, *userinfo.split(":", 1)]
-    return [text for part in parts for text in {part, unquote(part)} if len(text) >= 4]
+    base, _, query = (url or "").partition("?")
+    match = _URL_CREDENTIALS.search(base)
+    parts = []
+    if match is not None:
+        userinfo = match.group(0)[:-1]
+        parts += [userinfo, *userinfo.split(":", 1)]
+    # Masking changes what a model said (and its score) wherever the text recurs: only query values
+    # that can be credentials (a credential-like name, or long), not ``api-version=2024-06-01``.
+    values = _QUERY_VALUES.findall("?" + query.partition("#")[0])
+    parts += [value for key, value in values if _CREDENTIAL_NAME.search(key) or len(value) >= 16]
+    return sorted({text for part in parts for text in {part, unquote(part)} if len(text) >= 4}, key=len, reverse=True)
+
+
+def _base_url(value: str | None) -> str | None:
+    if not value:
+        return None
+    if "#" in value:  # a fragment is never sent: whatever follows it (a path, a query) would be lost
+        raise usage_error("base-url", f"a URL fragment ('#...') is never sent to a server: {redact_url(value)}")
+    return value
 
 
 def parse_shard(value: str | None) -> tuple[int, int] | None:

@@ -1,5 +1,5 @@
 """The parent side of the model client: the ``openai`` SDK runs in one child process per run
-(``endpoint.py``), which every pytest process of the run talks to over a Unix socket.
+(``sdk_server.py``), which every pytest process of the run talks to over a Unix socket.
 
 The SDK costs a second to import and a few milliseconds of CPU per request. In pytest's process
 that CPU competes with running the items (one interpreter lock); in a child it runs on another
@@ -37,6 +37,7 @@ from concurrent.futures import Future, InvalidStateError
 from pathlib import Path
 from typing import IO, Any
 
+from pytest_toolcall.core.text import inert
 from pytest_toolcall.core.types import ChatRequest, ChatResponse, FatalRequestError, ModelSettings, RequestError
 
 #: The key of the client's socket address in xdist's ``workerinput``.
@@ -211,7 +212,8 @@ class GatewayModel:
                         _settle(future, ChatResponse(**message["response"]))
                 else:
                     kind = FatalRequestError if message.get("fatal") else RequestError
-                    self._fail(message["id"], kind(message["error"]))
+                    # The server's own words: made inert before any message or traceback quotes them.
+                    self._fail(message["id"], kind(inert(message["error"], 4000)))
         except (OSError, ValueError):
             pass  # the connection broke (a child killed mid-exchange): as for its end
         finally:

@@ -54,9 +54,11 @@ class Endpoint:
     async def open(self) -> None:
         import openai  # imported only when a real endpoint is used: it takes about a second
 
+        base_url, query = _split_query(self.settings.base_url)
         self._client = openai.AsyncOpenAI(
             api_key=self.settings.api_key or "no-key",  # the SDK insists on one; its header is omitted
-            base_url=self.settings.base_url,
+            base_url=base_url,
+            default_query=query,
             timeout=self.settings.timeout,
             max_retries=0,  # retries are ours: one policy, one place
         )
@@ -93,7 +95,7 @@ class Endpoint:
                     response = _response(completion, time.perf_counter() - started)
                     return dataclasses.replace(response, retries=attempt) if attempt else response
                 except TimeoutError:
-                    exc = TimeoutError(f"no complete answer within {self.settings.timeout:g}s")
+                    exc: Exception = TimeoutError(f"no complete answer within {self.settings.timeout:g}s")
                 except Exception as error:
                     exc = error
                 advice = self._fatal_advice(exc)
@@ -119,7 +121,7 @@ class Endpoint:
         body.update(settings.extra_body)
         assert self._client is not None
         # The body is streamed, not read whole by the SDK, so that its size can be capped.
-        response = await self._client.post(
+        response: Any = await self._client.post(
             "/chat/completions",
             cast_to=_http_response_type(),
             body=body,
@@ -193,14 +195,27 @@ class Endpoint:
         text = f"{text} (after {attempt + 1} attempt{'s' if attempt else ''})"
         return self._masked(text)
 
-    def _masked(self, text: str) -> str:
-        """``text`` without the key or the credentials of the URL (servers echo parts of requests)."""
+    def secrets(self) -> list[str]:
+        """The key and the credentials of the URL: what no answer or message may carry on."""
         from pytest_toolcall.core.settings import url_secrets
 
-        for secret in [_secret(self.settings.api_key), *url_secrets(self.settings.base_url)]:
-            if secret:
-                text = text.replace(secret, "***")
-        return text
+        return [secret for secret in [_secret(self.settings.api_key), *url_secrets(self.settings.base_url)] if secret]
+
+    def _masked(self, text: str) -> str:
+        """``text`` without the key or the credentials of the URL (servers echo parts of requests)."""
+        return str(_masked_value(text, self.secrets()))
+
+
+def _split_query(url: str | None) -> tuple[str | None, dict[str, str] | None]:
+    """A base URL with a query (``.../openai/v1?api-version=...``) as the SDK takes it: the URL
+    without it, and the query given to every request (the SDK would append ``chat/completions``
+    after the query otherwise)."""
+    if not url or "?" not in url:
+        return url, None
+    from urllib.parse import parse_qsl
+
+    base, _, query = url.partition("?")
+    return base, dict(parse_qsl(query, keep_blank_values=True)) or None
 
 
 def _http_response_type() -> type:
@@ -259,9 +274,9 @@ def _response(completion: Any, latency: float) -> ChatResponse:
         message = choice["message"]
         calls = _calls(message.get("tool_calls"))
         content = _text(message.get("content"))
-        reasoning = message.get("reasoning_content") or message.get("reasoning")
+        reasoning = _text(message.get("reasoning_content") or message.get("reasoning"))
         usage = _usage(completion.get("usage"))
-        return ChatResponse(content, choice.get("finish_reason"), calls, reasoning, latency, usage)
+        return ChatResponse(content, _text(choice.get("finish_reason")), calls, reasoning, latency, usage)
     except (KeyError, IndexError, TypeError, AttributeError) as exc:
         raise ValueError(f"not a chat completion ({type(exc).__name__}: {exc})") from None
 
@@ -312,12 +327,14 @@ def _usage(usage: Any) -> dict[str, int] | None:
 
 
 def _text(content: Any) -> str | None:
-    """Message content as text: some servers send a list of parts."""
+    """A text field of the answer as text, whatever the server sent: some send a list of parts
+    (``{"text": ...}`` or strings), a few an object; nothing else of the plugin expects more."""
     if content is None or isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
-    return str(content)
+        parts = [part.get("text") if isinstance(part, dict) else part for part in content]
+        return "".join(part for part in parts if isinstance(part, str))
+    return json.dumps(content, default=repr)
 
 
 # --- the child process -----------------------------------------------------------------------------
@@ -354,7 +371,7 @@ async def _connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter
         try:
             if unusable:
                 raise FatalRequestError(unusable)
-            response = _redacted(await endpoint.complete(request), _secret(endpoint.settings.api_key))
+            response = _redacted(await endpoint.complete(request), endpoint.secrets())
             line = json.dumps({"id": number, "response": dataclasses.asdict(response)})
         except RequestError as exc:
             line = json.dumps({"id": number, "error": str(exc), "fatal": isinstance(exc, FatalRequestError)})
@@ -390,18 +407,27 @@ def _secret(key: str | None) -> str | None:
     return key if key and len(key) >= 8 else None
 
 
-def _redacted(response: ChatResponse, key: str | None) -> ChatResponse:
-    """A server that echoes the key (in an answer, an argument) must not get it into the store,
-    the reports or the terminal: it is replaced before the answer leaves this process."""
-    if not key or key not in json.dumps(dataclasses.asdict(response)):
+def _redacted(response: ChatResponse, secrets: list[str]) -> ChatResponse:
+    """A server that echoes the key (in an answer, an argument, a finish reason, a dict key...) must
+    not get it into the store, the reports or the terminal: every string of the answer, whatever its
+    place and JSON type, has it replaced before the answer leaves this process."""
+    secrets = [secret for secret in secrets if secret]
+    fields = dataclasses.asdict(response)
+    if not secrets or not any(secret in json.dumps(fields) for secret in secrets):
         return response
-    calls = [{k: v.replace(key, "***") if isinstance(v, str) else v for k, v in c.items()} for c in response.tool_calls]
-    return dataclasses.replace(
-        response,
-        content=response.content.replace(key, "***") if response.content else response.content,
-        reasoning=response.reasoning.replace(key, "***") if response.reasoning else response.reasoning,
-        tool_calls=calls,
-    )
+    return ChatResponse(**_masked_value(fields, secrets))
+
+
+def _masked_value(value: Any, secrets: list[str]) -> Any:
+    if isinstance(value, str):
+        for secret in secrets:
+            value = value.replace(secret, "***")
+        return value
+    if isinstance(value, dict):
+        return {_masked_value(k, secrets): _masked_value(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_masked_value(v, secrets) for v in value]
+    return value
 
 
 def main() -> None:

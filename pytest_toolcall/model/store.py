@@ -70,6 +70,10 @@ class ResponseStore:
         self.writable = writable
         #: What was wrong with the file found at start, when it was moved aside ("" otherwise).
         self.repaired = ""
+        #: Answers that could not be written (a full disk, a file damaged since the start) and why the
+        #: first could not: the run goes on, and says so once at its end.
+        self.not_kept = 0
+        self.write_problem = ""
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         if writable:
@@ -133,6 +137,10 @@ class ResponseStore:
                     f"{self.path}: cannot be written ({text}): make it writable, or run with "
                     "--toolcall-cache-mode=read-only (or replay)"
                 ) from None
+            if _disk_full(exc):  # not damage: the file is kept as it is, and the run says why it stops
+                raise StoreError(
+                    f"{self.path}: the disk is full ({text}): free some space, or run with --toolcall-cache=off"
+                ) from None
             if "unable to open" in text:
                 return f"cannot be opened ({text})"
             return f"damaged or not a response store ({text})"
@@ -165,8 +173,6 @@ class ResponseStore:
                 "CREATE TABLE IF NOT EXISTS responses "
                 "(key TEXT PRIMARY KEY, model TEXT NOT NULL, stored_at REAL NOT NULL, response TEXT NOT NULL)"
             )
-            # Seconds each unit took when last asked fresh: weights for cutting shards.
-            db.execute("CREATE TABLE IF NOT EXISTS unit_costs (nodeid TEXT PRIMARY KEY, seconds REAL NOT NULL)")
             # What environments outside the model answered (an MCP server's tool list and results).
             db.execute(
                 "CREATE TABLE IF NOT EXISTS exchanges "
@@ -202,8 +208,11 @@ class ResponseStore:
                     "INSERT OR REPLACE INTO responses (key, model, stored_at, response) VALUES (?, ?, ?, ?)",
                     (key, model, time.time(), text),
                 )
-        except sqlite3.DatabaseError:
-            pass  # the answer is still scored; only its reuse by a later run is lost
+        except sqlite3.DatabaseError as exc:
+            # The answer is still scored; only its reuse by a later run is lost: counted, said once.
+            with self._lock:
+                self.not_kept += 1
+                self.write_problem = self.write_problem or str(exc)
 
     def get_exchange(self, key: str) -> tuple[bool, Any]:
         """(found, value) of a kept exchange (``exchange_key``)."""
@@ -228,27 +237,32 @@ class ResponseStore:
         except sqlite3.DatabaseError:
             pass  # like ``put``: only the reuse by a later run is lost
 
-    def unit_costs(self) -> dict[str, float]:
-        if self._db is None:
-            return {}
-        try:
-            with self._lock:
-                return dict(self._db.execute("SELECT nodeid, seconds FROM unit_costs").fetchall())
-        except sqlite3.DatabaseError:  # a store without the table (read-only, older), or damaged since
-            return {}
-
-    def put_unit_costs(self, costs: dict[str, float]) -> None:
-        if self._db is None or not self.writable:
-            return
-        with self._lock:
-            self._db.execute("BEGIN")
-            self._db.executemany("INSERT OR REPLACE INTO unit_costs (nodeid, seconds) VALUES (?, ?)", costs.items())
-            self._db.execute("COMMIT")
-
     def close(self) -> None:
         with self._lock:
             if self._db is not None:
                 self._db.close()
+
+
+def store_shape_problem(db: sqlite3.Connection) -> str:
+    """What makes the store open in ``db`` one ``merge_stores`` cannot copy ("" when nothing): its
+    tables' columns, and rows of the wrong type."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(responses)")}
+    if not columns:
+        return "no responses table"
+    if not _COLUMNS <= columns:
+        return f"a responses table of another shape (columns {', '.join(sorted(columns))})"
+    odd = db.execute(
+        "SELECT count(*) FROM responses WHERE typeof(key) != 'text' OR typeof(response) != 'text' "
+        "OR typeof(model) != 'text' OR typeof(stored_at) NOT IN ('real', 'integer')"
+    ).fetchone()[0]
+    if odd:
+        return f"{odd} row(s) of responses with a value of the wrong type"
+    return ""
+
+
+def _disk_full(exc: sqlite3.Error) -> bool:
+    """SQLite's ``SQLITE_FULL``: the disk (or a quota) is full, which is no damage to the file."""
+    return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(exc)
 
 
 # One connection shared by pytest's thread and the client thread, serialized by a lock.
@@ -256,7 +270,7 @@ _CONNECT: dict[str, Any] = {"timeout": 30, "check_same_thread": False, "isolatio
 
 
 def merge_stores(sources: list[Path], target: Path) -> int:
-    """Copy every response and unit cost of ``sources`` into the store at ``target`` (created if
+    """Copy every response and recorded exchange of ``sources`` into the store at ``target`` (created if
     needed); a key already there, or met in an earlier source, keeps its first response. Returns the
     number of responses copied."""
     store = ResponseStore(target)
@@ -264,6 +278,7 @@ def merge_stores(sources: list[Path], target: Path) -> int:
     try:
         with store._lock:
             db = store._db
+            assert db is not None, "a writable store is open once made (or its making raised)"
             for number, source in enumerate(sources):
                 db.execute(f"ATTACH DATABASE ? AS source{number}", (str(source),))
                 try:
@@ -277,10 +292,6 @@ def merge_stores(sources: list[Path], target: Path) -> int:
                     tables = {
                         r[0] for r in db.execute(f"SELECT name FROM source{number}.sqlite_master WHERE type='table'")
                     }
-                    if "unit_costs" in tables:
-                        db.execute(
-                            f"INSERT OR IGNORE INTO unit_costs SELECT nodeid, seconds FROM source{number}.unit_costs"
-                        )
                     if "exchanges" in tables:
                         db.execute(
                             "INSERT OR IGNORE INTO exchanges SELECT key, kind, stored_at, value "

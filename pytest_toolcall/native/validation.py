@@ -27,6 +27,7 @@ from pytest_toolcall.core.failure_kinds import (
     has_tool_markup,
 )
 from pytest_toolcall.core.text import clip
+from pytest_toolcall.core.text import name as shown_name
 from pytest_toolcall.native.schemas import UNSEEN, CompiledSchema, compile_schema, describe_error, remember
 
 TOOL_CALLS = "tool_calls"
@@ -72,7 +73,7 @@ def missing_call_kind(finish_reason: str | None, content: str | None, tool_names
 
 def describe_calls(calls: list[dict[str, Any]]) -> str:
     """``name(<raw arguments>)`` per call, as the model sent them."""
-    return "; ".join(f"{call.get('name')}({clip(call.get('arguments'), 200)})" for call in calls)
+    return "; ".join(f"{shown_name(call.get('name'))}({clip(call.get('arguments'), 200)})" for call in calls)
 
 
 def validate_tool_calls(tools: list[dict[str, Any]], calls: list[dict[str, Any]]) -> Failure | None:
@@ -91,8 +92,8 @@ def _validate_call(tools: list[dict[str, Any]], call: dict[str, Any], number: in
     # the first tool of that name; a later tool with the same name is never consulted.
     function = next((t["function"] for t in tools if t["function"]["name"] == name), None)
     if function is None:
-        return Failure(UNKNOWN_TOOL, f"call {number}: unknown tool {clip(repr(name), 80)}")
-    where = f"call {number} ({name})"
+        return Failure(UNKNOWN_TOOL, f"call {number}: unknown tool {clip(ascii(name), 80)}")
+    where = f"call {number} ({shown_name(name)})"
     # missing and falsy parameters are both invalid (K2VV: `if not schema`).
     if not function.get("parameters"):
         state = "no parameters" if "parameters" not in function else "empty parameters"

@@ -9,14 +9,12 @@ pass→fail and fail→pass.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pytest_toolcall.core.benchmark import Benchmark
 from pytest_toolcall.core.comparison import compare_units
-from pytest_toolcall.results import report
 
 
 class BaselineError(ValueError):
@@ -25,20 +23,13 @@ class BaselineError(ValueError):
 
 def load_baseline(path: Path) -> dict[str, Any]:
     """The report at ``path``, checked enough to compare with: BaselineError otherwise."""
+    from pytest_toolcall.results.report_reader import ReportError, read_report
+
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise BaselineError(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    except ValueError as exc:
-        raise BaselineError(f"{path}: not JSON ({exc})") from None
-    if not isinstance(document, dict) or document.get("schema") != report.SCHEMA:
-        found = document.get("schema") if isinstance(document, dict) else type(document).__name__
-        raise BaselineError(f"{path}: not a pytest-toolcall report (schema {found!r}, expected {report.SCHEMA!r})")
-    samples, metrics, run = document.get("samples"), document.get("metrics"), document.get("run")
-    if not isinstance(samples, list) or not all(isinstance(s, dict) for s in samples):
-        raise BaselineError(f"{path}: its samples are not a list of objects")
-    if not isinstance(metrics, dict) or not isinstance(run, dict):
-        raise BaselineError(f"{path}: it has no metrics or run section")
+        document = read_report(path)
+    except ReportError as exc:
+        raise BaselineError(str(exc)) from None
+    samples = document["samples"]
     for number, sample in enumerate(samples):
         if "benchmark" not in sample or "id" not in sample:
             raise BaselineError(f"{path}: sample {number} has no benchmark or id")

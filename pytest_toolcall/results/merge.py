@@ -9,7 +9,6 @@ units out (the last one accepted with ``allow_partial``, which marks the result 
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -18,9 +17,14 @@ import pytest
 
 from pytest_toolcall.core import registry
 from pytest_toolcall.core.benchmark import Benchmark
+from pytest_toolcall.core.registry import is_benchmark_nodeid
 from pytest_toolcall.core.settings import Settings
 from pytest_toolcall.results.aggregate import aggregate, report_document, run_usage
-from pytest_toolcall.results.report import SCHEMA
+from pytest_toolcall.results.report_reader import ReportError, read_report
+from pytest_toolcall.results.run_result import RunResult
+from pytest_toolcall.runner.shards import selection_of
+
+__all__ = ["ReportError", "merge_junit", "merge_reports", "read_report", "rebuild_benchmarks"]
 
 #: ``run`` fields every shard of one run must agree on.
 AGREED = ("model", "base_url", "settings", "datasets", "plugin_version")
@@ -39,33 +43,6 @@ PER_SHARD_OPTIONS = frozenset(
         "max-errors",
     }
 )
-
-
-class ReportError(Exception):
-    """A report that cannot be used, or reports that cannot be merged: the message names the files."""
-
-
-def read_report(path: Path) -> dict[str, Any]:
-    """A JSON report, checked enough that what follows never meets a surprise."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            document = json.load(handle)
-    except OSError as exc:
-        raise ReportError(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    except UnicodeDecodeError:
-        raise ReportError(f"{path}: not a pytest-toolcall JSON report (not UTF-8 text)") from None
-    except json.JSONDecodeError as exc:
-        raise ReportError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
-    if not isinstance(document, dict) or document.get("schema") != SCHEMA:
-        found = document.get("schema") if isinstance(document, dict) else type(document).__name__
-        raise ReportError(f"{path}: not a pytest-toolcall report (schema {found!r}, expected {SCHEMA!r})")
-    run, samples, metrics = document.get("run"), document.get("samples"), document.get("metrics")
-    if not isinstance(run, dict) or not isinstance(samples, list) or not isinstance(metrics, dict):
-        raise ReportError(f"{path}: a report needs 'run' and 'metrics' objects and a 'samples' list")
-    for number, sample in enumerate(samples):
-        if not isinstance(sample, dict) or not isinstance(sample.get("nodeid"), str):
-            raise ReportError(f"{path}: samples[{number}] is not a sample with a 'nodeid'")
-    return document
 
 
 def _needs(path: Path, run: dict[str, Any], *fields: str) -> None:
@@ -137,6 +114,9 @@ def merge_reports(reports: list[tuple[Path, dict[str, Any]]], allow_partial: boo
         raise ReportError("cannot merge:\n  " + "\n  ".join(refusals))
 
     gaps = _gaps(reports)
+    foreign = None if gaps else _foreign_samples(reports)
+    if foreign is not None:
+        raise ReportError(f"cannot merge: {foreign}")
     if gaps and not allow_partial:
         raise ReportError(
             "cannot merge: " + "; ".join(gaps) + " (--allow-partial merges what is there, marked partial)"
@@ -189,6 +169,25 @@ def _gaps(reports: list[tuple[Path, dict[str, Any]]]) -> list[str]:
     if not gaps and selected != expected:
         gaps.append(f"the shards selected {selected} of the {expected} units of the selection")
     return gaps
+
+
+def _foreign_samples(reports: list[tuple[Path, dict[str, Any]]]) -> str | None:
+    """Why the samples are not those of the selection, when every unit ran and they can be checked:
+    the selection's digest is of its node ids, so a sample naming another unit (the real one missing)
+    is found even when the counts agree."""
+    runs = [document["run"] for _, document in reports]
+    if any(r.get("not_run") or r.get("partial") for r in runs):
+        return None  # units that did not run have no sample: the digest cannot be recomputed
+    samples = [(path, s["nodeid"]) for path, document in reports for s in document["samples"]]
+    units = [nodeid for _, nodeid in samples if is_benchmark_nodeid(nodeid)]
+    if selection_of(units).digest == runs[0]["selection"]["digest"]:
+        return None
+    odd = [f"{path}: {nodeid!r}" for path, nodeid in samples if not is_benchmark_nodeid(nodeid)][:3]
+    return (
+        f"the samples' node ids are not the units of the selection ({len(units)} sample(s) of "
+        f"{runs[0]['selection']['count']} unit(s){'; ' + ', '.join(odd) if odd else ''}): "
+        "a report was changed, or comes from another run"
+    )
 
 
 def rebuild_benchmarks(path: Path, run: dict[str, Any]) -> dict[str, Benchmark]:
@@ -247,12 +246,10 @@ def merge_junit(paths: list[Path], report: tuple[Path, dict[str, Any]] | None = 
     )
     if report is not None:
         path, document = report
-        benchmarks = rebuild_benchmarks(path, document["run"])
+        result = RunResult.of_report(document, benchmarks=rebuild_benchmarks(path, document["run"]))
         properties = ElementTree.SubElement(merged_suite, "properties")
-        for name, blocks in aggregate(benchmarks, document["samples"]).items():
-            for block_name, block in blocks.items():
-                for prop, value in benchmarks[name].suite_properties(block_name, block):
-                    ElementTree.SubElement(properties, "property", {"name": prop, "value": junit_value(value)})
+        for prop, value in result.suite_properties():  # as a run adds them (runner/junit.py)
+            ElementTree.SubElement(properties, "property", {"name": prop, "value": junit_value(value)})
     merged_suite.extend(cases)
     root = ElementTree.Element("testsuites", {"name": "pytest tests"})
     root.append(merged_suite)

@@ -19,7 +19,8 @@ from pytest_toolcall.core.registry import is_benchmark_nodeid
 
 
 class Record(TypedDict, total=False):
-    """The fields every benchmark's records have (a benchmark's verdict adds its own)."""
+    """The fields every benchmark's records have. A benchmark's verdict adds its own, so a record itself
+    is a plain ``dict[str, Any]`` with these keys."""
 
     nodeid: str
     benchmark: str | None
@@ -41,13 +42,13 @@ class Record(TypedDict, total=False):
     not_run: str  # "budget": skipped because --toolcall-budget was spent
 
 
-RECORD = pytest.StashKey[Record]()
+RECORD = pytest.StashKey[dict[str, Any]]()  # the keys of ``Record``, and the verdict's
 
 
-def new_record(unit: Unit) -> Record:
+def new_record(unit: Unit) -> dict[str, Any]:
     """A record with the unit's identity and every result field still empty."""
-    record: Record = {"score": None, "process": None, "output": None, "error": None}
-    record.update(unit.identity())  # type: ignore[typeddict-item]
+    record: dict[str, Any] = {"score": None, "process": None, "output": None, "error": None}
+    record.update(unit.identity())
     record.update(latency_s=None, usage=None, from_store=False, failure_kind=None)
     return record
 

@@ -8,6 +8,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from pytest_toolcall.core.text import inert
+
 SCHEMA = "pytest-toolcall/report/1"
 
 
@@ -61,7 +63,7 @@ def output_problem(path: Path) -> str | None:
 def testcase_properties(record: dict[str, Any]) -> list[tuple[str, str]]:
     """JUnit ``<properties>`` of one testcase."""
     keys = ("benchmark", "lang", "category", "id", "score", "process", "failure_kind")
-    return [(key, _text(record.get(key))) for key in keys if record.get(key) is not None]
+    return [(key, inert(_text(record.get(key)), 1000)) for key in keys if record.get(key) is not None]
 
 
 def junit_value(value: Any) -> str:

@@ -18,6 +18,7 @@ import pytest
 
 from pytest_toolcall.core.benchmark import Dialogue, Requests, Skip, Unit
 from pytest_toolcall.core.settings import ORACLE, Settings
+from pytest_toolcall.core.text import inert
 from pytest_toolcall.core.types import ChatRequest, ChatResponse, FatalRequestError, Model, ModelSettings, RequestError
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.model.oracle import OracleModel
@@ -84,7 +85,7 @@ class Answers:
         s = self.settings
         if name == ORACLE:
             return OracleModel()  # instant and offline: nothing to store
-        network = None
+        network: Model | None = None
         if s.cache_mode != "replay":  # replay never touches the network
             network = self._gateway(
                 ModelSettings(
@@ -140,6 +141,11 @@ class Answers:
     def store_dir(self) -> Path | None:
         return store_dir(self.config, self.settings)
 
+    def store_losses(self) -> tuple[int, str]:
+        """How many answers this process could not write to the store, and why the first could not."""
+        store = self._store
+        return (store.not_kept, store.write_problem) if store is not None else (0, "")
+
     # --- jobs ----------------------------------------------------------------------------------
 
     def job_for(self, item: pytest.Item) -> Job | None:
@@ -186,16 +192,16 @@ class Answers:
                 pytest.skip(f"not sent: {self.stopped}")
             self.stop(str(exc))
             _keep_usage(job, record)
-            record.update(error=str(exc), stopped=True)
-            pytest.fail(f"request failed: {exc}", pytrace=False)
+            record.update(error=inert(exc), stopped=True)
+            pytest.fail(f"request failed: {inert(exc)}", pytrace=False)
         except RequestError as exc:
             _keep_usage(job, record)
-            record["error"] = str(exc)
-            pytest.fail(f"request failed: {exc}", pytrace=False)
+            record["error"] = inert(exc)
+            pytest.fail(f"request failed: {inert(exc)}", pytrace=False)
         if isinstance(answer, Skip):
             if self.stopped is not None and answer.reason.startswith("not sent:"):
                 record["stopped"] = True
-            pytest.skip(answer.reason)
+            pytest.skip(inert(answer.reason))
         _keep_usage(job, record)
         if isinstance(answer, list) and answer and all(isinstance(r, ChatResponse) for r in answer):
             record["latency_s"] = round(max(r.latency_s for r in answer), 4)
@@ -205,7 +211,7 @@ class Answers:
 
     def stop(self, reason: str) -> None:
         """Send nothing more: what is queued is dropped, the items still to come are skipped."""
-        self.stopped = reason
+        self.stopped = inert(reason)  # a server's message, printed with every item skipped
         self.prefetcher.stop()
 
     def before(self, item: pytest.Item) -> None:

@@ -157,7 +157,7 @@ class BenchmarkFile(pytest.File):
         if loaded.problems:
             raise self.CollectError("\n".join(message for _, message in loaded.problems))
         function = items.test_function(self.benchmark, catalog.benchmarks[self.benchmark], self.config)
-        collected = []
+        collected: list[pytest.Item] = []
         register_markers(self.config, catalog, loaded.units, f"a tag in {self.nodeid}")
         for unit in loaded.units:
             catalog.file_units[unit.nodeid] = unit
@@ -176,8 +176,10 @@ class UnitItem(pytest.Function):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         # Where the unit is written (the case's line), not where the test function is.
+        # The header of its failure is its node id: it names the file (two folders may each hold a
+        # ``smoke.toolcall.yaml`` with a case ``paris``).
         line = self.stash[UNIT].fields.get("line")
-        return self.path, (line - 1 if isinstance(line, int) else 0), self.name
+        return self.path, (line - 1 if isinstance(line, int) else 0), self.nodeid
 
 
 def register_markers(config: pytest.Config, catalog: Catalog, units: list[Unit], description: str) -> None:

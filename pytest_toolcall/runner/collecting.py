@@ -80,9 +80,7 @@ class Collection:
         chosen = shards.selection_of(item.nodeid for item in items)
         shard = run.settings.shard
         if shard is not None:
-            store = run.work.store()
-            recorded = store.unit_costs() if store is not None else {}
-            kept, dropped, plan = shards.cut(items, shard, run.catalog.benchmarks, recorded)
+            kept, dropped, plan = shards.cut(items, shard, run.catalog.benchmarks)
             if dropped:
                 run.config.hook.pytest_deselected(items=dropped)
                 items[:] = kept

@@ -11,7 +11,7 @@ import pytest
 
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.runner import compat, selection, shards
-from pytest_toolcall.runner.run import Run
+from pytest_toolcall.runner.run import STORE_LOST, Run
 
 
 class XdistController:
@@ -39,6 +39,7 @@ class XdistController:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        self.run.add_store_losses(*compat.node_worker_output(node).get(STORE_LOST, (0, "")))
         chosen = compat.node_worker_output(node).get(shards.WORKER_OUTPUT)
         if chosen is not None and self.run.selection is None:
             shard = self.run.settings.shard

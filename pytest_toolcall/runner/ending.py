@@ -57,7 +57,6 @@ class RunEnd:
         except BlockError as exc:  # a benchmark's bug: one line, not a traceback, and no report
             pytest.exit(str(exc), returncode=pytest.ExitCode.INTERNAL_ERROR)
         self.result = run.config.stash[RESULT] = result
-        self.keep_unit_costs(samples)
         if s.report or s.html:
             document = result.document()
             if s.report:
@@ -87,23 +86,6 @@ class RunEnd:
                 record = {**unit.identity(), **record} if unit is not None else {**record, "benchmark": None}
             samples.append(record)
         return samples
-
-    def keep_unit_costs(self, samples: list[dict[str, Any]]) -> None:
-        """Each unit's latency, for cutting the next run's shards by cost (written here, at the
-        end, so that xdist workers collecting meanwhile all read the same costs)."""
-        costs = {r["nodeid"]: float(r["latency_s"]) for r in samples if (r.get("latency_s") or 0) > 0}
-        if not costs or self.run.settings.cache_mode not in ("read-write",):
-            return
-        folder = self.run.work.store_dir()
-        if folder is not None:
-            from pytest_toolcall.model.store import ResponseStore
-            from pytest_toolcall.runner.answers import STORE_FILE
-
-            store = ResponseStore(folder / STORE_FILE)  # the run's own is closed by now
-            try:
-                store.put_unit_costs(costs)
-            finally:
-                store.close()
 
     def run_section(self, interrupted: bool) -> dict[str, Any]:
         """The report's ``run``: what ran, and everything the gate judges besides the metrics, so
@@ -162,3 +144,10 @@ class RunEnd:
             tr.write_line(f"toolcall HTML report: {s.html}")
         for failure in result.output_failures:
             tr.write_line(f"toolcall: {failure}", red=True, bold=True)
+        lost, why = self.run.store_lost
+        if lost:
+            tr.write_line(
+                f"toolcall: response store: {lost} answer(s) not kept ({why}): "
+                "they were scored, but a later run asks for them again",
+                yellow=True,
+            )

@@ -26,14 +26,16 @@ def test_function(name: str, benchmark: Benchmark, config: pytest.Config) -> Cal
     # The benchmark is bound here and the answer is handed over by the run, not through fixtures
     # or ``request``: each costs every item tens of microseconds, a second per 20,000 items.
     def run(toolcall_unit: Unit) -> None:
+        from pytest_toolcall.core.text import inert
         from pytest_toolcall.runner.failures import VerdictFailure
 
         answer, record = config.stash[HAND_OVER](toolcall_unit)
         verdict = benchmark.score(toolcall_unit, answer)
         record.update(verdict.fields, score=1.0 if verdict.passed else 0.0)
         if not verdict.passed:
-            record["reason"] = verdict.brief or verdict.message.split("\n", 1)[0]
-            raise VerdictFailure(verdict.message, pytrace=False)
+            # Messages quote model output: inert here, whichever benchmark wrote them.
+            record["reason"] = inert(verdict.brief or verdict.message.split("\n", 1)[0])
+            raise VerdictFailure(inert(verdict.message), pytrace=False)
 
     run.__name__ = run.__qualname__ = name
     run.__doc__ = f"One {name} unit under its scorer."

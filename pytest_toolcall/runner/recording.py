@@ -14,7 +14,7 @@ from pytest_toolcall.model import sdk_process
 from pytest_toolcall.results.records import RECORD, new_record, sanitize
 from pytest_toolcall.runner import collect, failures
 from pytest_toolcall.runner.answers import ANSWERS
-from pytest_toolcall.runner.run import Run
+from pytest_toolcall.runner.run import STORE_LOST, Run
 
 
 class ItemProtocol:
@@ -58,7 +58,7 @@ class ItemProtocol:
             # An ordinary test counted in a benchmark: its verdict is what its call raised.
             error = call.excinfo.value if call.excinfo is not None else None
             verdict = self.run.catalog.benchmarks[test_unit.benchmark].score(test_unit, error)
-            record.update(verdict.fields)  # type: ignore[typeddict-item]
+            record.update(verdict.fields)
             record["score"] = 1.0 if verdict.passed else 0.0
         rep = yield
         unit = collect.unit_of(item) if test_unit is None else None
@@ -82,6 +82,10 @@ class ItemProtocol:
         """First of all: nothing keeps asking the model after the session."""
         if ANSWERS in self.run.config.stash:
             self.run.config.stash[ANSWERS].close()
+            self.run.add_store_losses(*self.run.config.stash[ANSWERS].store_losses())
+            worker_output = getattr(self.run.config, "workeroutput", None)
+            if worker_output is not None:  # (summed on the controller: ``distributing.py``)
+                worker_output[STORE_LOST] = self.run.store_lost
         if collect.CATALOG in self.run.config.stash:  # what benchmarks started (MCP servers) stops too
             for benchmark in self.run.config.stash[collect.CATALOG].benchmarks.values():
                 benchmark.close()

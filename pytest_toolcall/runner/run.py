@@ -21,6 +21,8 @@ from pytest_toolcall.runner import collect, compat, selection, shards
 from pytest_toolcall.runner.answers import ANSWERS, Answers, check_store
 
 RUN = pytest.StashKey["Run"]()
+#: The key of a worker's store losses in xdist's ``workeroutput``: [answers not kept, why].
+STORE_LOST = "toolcall_store_lost"
 
 
 class Run:
@@ -71,10 +73,16 @@ class Run:
         self.started_at = now()
         self.data_problems: list[str] = []  # node ids of the data that could not be loaded
         self.output_failures: list[str] = []  # outputs that could not be written at the end
+        #: Answers the store could not keep (summed over every process of the run) and why the first
+        #: could not.
+        self.store_lost: list[Any] = [0, ""]
         #: What was selected before sharding (known where items are collected; xdist workers send it).
         self.selection: shards.Selection | None = None
         #: Node ids of the session's other tests (and collectors) that failed: a gate never passes them.
         self.ordinary_failures: set[str] = set()
+
+    def add_store_losses(self, count: int, problem: str) -> None:
+        self.store_lost = [self.store_lost[0] + count, self.store_lost[1] or problem]
 
     @property
     def catalog(self) -> collect.Catalog:

@@ -5,12 +5,12 @@ cost with the longest-processing-time rule: groups of items, heaviest first, eac
 shard so far. A group is a unit with all its attempts (``[...@k]``), so that repeats are never
 split. Everything is computed from sorted node ids and their weights, so every shard job computes
 the same cut whatever the machine or the order of collection; a digest of the cut (``plan``) goes
-into the report, and ``pytest-toolcall merge`` refuses shards cut differently (from stores that
-recorded different latencies, for instance).
+into the report, and ``pytest-toolcall merge`` refuses shards cut differently.
 
-Weights: the benchmark's ``expected_cost`` of the unit (an agent dialogue weighs many requests),
-replaced by the latency recorded in the response store for units that ran before, the others
-scaled to seconds by the ratio seen on the recorded ones.
+Weights: the benchmark's ``expected_cost`` of the unit (an agent dialogue weighs many requests).
+Nothing a run writes feeds the cut (latencies recorded in a response store did once): shard jobs
+run one after another on one store, or a shard re-run after the store changed, would otherwise cut
+differently from the jobs before them, and their reports would not merge.
 """
 
 from __future__ import annotations
@@ -67,22 +67,14 @@ def selection_of(nodeids: Iterable[str]) -> Selection:
     return Selection(len(units), digest(units))
 
 
-def weights(
-    items: list[pytest.Item], benchmarks: Mapping[str, Benchmark], recorded: Mapping[str, float]
-) -> dict[str, float]:
+def weights(items: list[pytest.Item], benchmarks: Mapping[str, Benchmark]) -> dict[str, float]:
     """Expected cost of every group of items (node id without attempt -> weight)."""
-    expected: dict[str, float] = {}
-    for item in items:
+    groups: dict[str, float] = {}
+    for item in sorted(items, key=lambda item: item.nodeid):  # sorted: the same sums everywhere
         unit = getattr(getattr(item, "callspec", None), "params", {}).get("toolcall_unit")
         benchmark = benchmarks.get(unit.benchmark) if isinstance(unit, Unit) else None
-        expected[item.nodeid] = float(benchmark.expected_cost(unit)) if benchmark is not None else 1.0
-    known = sorted(n for n in expected if recorded.get(n, 0) > 0)
-    # Seconds per unit of expected cost, from the units that ran before (sorted: same sum everywhere).
-    scale = sum(recorded[n] for n in known) / sum(expected[n] for n in known) if known else 1.0
-    groups: dict[str, float] = {}
-    for nodeid in sorted(expected):
-        cost = recorded[nodeid] if recorded.get(nodeid, 0) > 0 else expected[nodeid] * scale
-        key = group_key(nodeid)
+        cost = float(benchmark.expected_cost(unit)) if benchmark is not None and unit else 1.0
+        key = group_key(item.nodeid)
         groups[key] = groups.get(key, 0.0) + cost
     return groups
 
@@ -103,12 +95,12 @@ def cut(
     items: list[pytest.Item],
     shard: tuple[int, int],
     benchmarks: Mapping[str, Benchmark],
-    recorded: Mapping[str, float],
 ) -> tuple[list[pytest.Item], list[pytest.Item], str]:
     """(kept, deselected, plan digest) of shard ``shard`` = (K, N)."""
     index, count = shard
-    assignment = assign(weights(items, benchmarks, recorded), count)
-    kept, dropped = [], []
+    assignment = assign(weights(items, benchmarks), count)
+    kept: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
     for item in items:
         (kept if assignment[group_key(item.nodeid)] == index else dropped).append(item)
     plan = digest(f"{assignment[key]}\t{key}" for key in sorted(assignment))

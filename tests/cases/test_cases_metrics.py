@@ -57,13 +57,16 @@ def test_gate_names_and_values():
     assert gate_names(block) == [
         "cases.overall",
         "cases.file.calendar",
+        "cases.file.more/weather",  # two files named weather: a metric each, named by its path
         "cases.file.test_agent",
-        "cases.file.weather",
+        "cases.file.tests/weather",
         "cases.tag.smoke",
         "cases.tag.weather",
     ]
     assert gate_value("cases.overall", block) == pytest.approx(4 / 6)
-    assert gate_value("cases.file.weather", block) == 0.75  # both weather files: 3 of 4
+    assert gate_value("cases.file.more/weather", block) == 1.0
+    assert gate_value("cases.file.tests/weather", block) == pytest.approx(2 / 3)
+    assert gate_value("cases.file.weather", block) == 0.75  # the shared stem still pools both: 3 of 4
     assert gate_value("cases.file.calendar", block) == 0.0
     assert gate_value("cases.tag.smoke", block) == pytest.approx(2 / 3)
     for unknown in ("cases.file.nope", "cases.tag.nope", "cases.nope", "general_fc.tool_call_f1", "overall", "cases."):

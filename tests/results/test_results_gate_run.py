@@ -349,7 +349,7 @@ def test_a_baseline_of_other_data_is_said_to_be_so(pytester: pytest.Pytester, se
 
 @pytest.mark.parametrize(
     ("content", "message"),
-    [(None, "cannot read it"), ("{", "not JSON"), ('{"schema": "x"}', "not a pytest-toolcall report")],
+    [(None, "cannot read it"), ("{", "not valid JSON"), ('{"schema": "x"}', "not a pytest-toolcall report")],
 )
 def test_a_bad_baseline_is_refused_at_start_up(
     pytester: pytest.Pytester, serve: Any, content: str | None, message: str

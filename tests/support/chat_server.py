@@ -4,7 +4,7 @@ Real HTTP, real sockets: the ``openai`` client under test talks to it exactly as
 it would to a hosted endpoint, so retries, timeouts and connection pooling are
 exercised for real.  Standard library only, so it also runs as a subprocess:
 
-    python tests/chat_server.py --port 0 --latency 0.2 --script rules.json
+    python tests/support/chat_server.py --port 0 --latency 0.2 --script rules.json
 
 prints ``READY http://127.0.0.1:PORT/v1`` once listening, serves until SIGTERM or
 SIGINT, then prints one JSON line of counters.
@@ -207,6 +207,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(400, _error_body(400, "invalid Content-Length"))
         # Always drain the body, even for a 404, so the keep-alive stream stays in sync.
         raw = self.rfile.read(length)
+        with chat._lock:
+            chat.paths.append(self.path)
         if self.path.split("?")[0].rstrip("/") not in _PATHS:
             return self._send(404, _error_body(404, f"unknown path {self.path}"))
 
@@ -278,6 +280,7 @@ class ChatServer:
         self.verbose = verbose
         self.requests: list[dict[str, Any]] = []
         self.auth_headers: list[str | None] = []
+        self.paths: list[str] = []  # the path (and query) of every POST
         # Every chat-completions POST, including faulted and unparseable ones.
         self.count = 0
         self.in_flight = 0

@@ -110,7 +110,7 @@ class ACEBench(Benchmark):
         self.user_api_key_env = option("user-api-key-env") or settings.api_key_env
         step_lang = parse_choices("step-prompt-lang", option("step-prompt-lang"), ("sample", *LANGUAGES))[0]
         self.step_prompt_lang = None if step_lang == "sample" else step_lang
-        self.max_turns = parse_number("max-dialog-turns", option("max-dialog-turns"), int, minimum=1)
+        self.max_turns = parse_number("max-dialog-turns", option("max-dialog-turns"), int, minimum=1, maximum=1000)
         #: Units per (language, category) in the data, before --toolcall-limit: a short category
         #: makes the block partial.
         self.sizes: dict[tuple[str, str], int] = {}
@@ -307,7 +307,7 @@ class ACEBench(Benchmark):
 
     def restore_aggregate_context(self, context: dict[str, Any]) -> None:
         sizes = context.get("sizes", {})
-        self.sizes = {tuple(key.split("/", 1)): int(size) for key, size in sizes.items()}  # type: ignore[misc]
+        self.sizes = {tuple(key.split("/", 1)): int(size) for key, size in sizes.items()}
 
     def summary(self, name: str, block: dict[str, Any]) -> list[str]:
         from pytest_toolcall.benchmarks.acebench.summary import acebench_table

@@ -14,6 +14,7 @@ from typing import Any
 
 from pytest_toolcall.core import jsonl
 from pytest_toolcall.core.benchmark import DataError
+from pytest_toolcall.core.files import check_regular_file
 
 LANGUAGES = ("en", "zh")
 
@@ -162,6 +163,7 @@ def _read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """(line number, object) for every non-blank line."""
     rows = []
     try:
+        check_regular_file(path, what="data file")  # a FIFO would block the run, /dev/zero never ends
         with open(path, "rb") as handle:
             for line in jsonl.lines(handle):
                 try:

@@ -307,12 +307,12 @@ def reply_calls(response: ChatResponse) -> list[dict[str, Any]]:
 def failure_message(sample: Any, response: ChatResponse, calls: list[dict[str, Any]], verdict: Any, mode: str) -> str:
     """The official error type and what it is about (the parameter, the call), the reply, and what
     the possible answer accepts."""
-    from pytest_toolcall.core.text import clip
+    from pytest_toolcall.core.text import clip, name
 
     reason = "; ".join(verdict.errors) or "no detail"
     lines = [f"{verdict.error_type}: {reason}"]
     if calls:
-        shown = ", ".join(f"{call['name']}({clip(call['arguments'], 300)})" for call in calls)
+        shown = ", ".join(f"{name(call['name'])}({clip(call['arguments'], 300)})" for call in calls)
         lines.append(f"reply ({mode}, tool calls): {shown}")
     else:
         lines.append(f"reply ({mode}, text): {clip(response.content, 600)}")

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_toolcall.core import jsonl
+from pytest_toolcall.core.files import check_regular_file
 
 DATA_DIR = Path(__file__).with_name("data")
 FILE_PREFIX = "BFCL_v4"
@@ -78,6 +79,7 @@ def _read_json_lines(path: Path, problems: list[Problem]) -> list[tuple[int, dic
     """(line number, object) for every non-blank line that is a JSON object; problems for the others."""
     rows: list[tuple[int, dict[str, Any]]] = []
     try:
+        check_regular_file(path, what="data file")  # a FIFO would block the run, /dev/zero never ends
         with open(path, "rb") as handle:
             for line in jsonl.lines(handle):
                 try:

@@ -26,6 +26,7 @@ import yaml
 from jsonschema.exceptions import best_match
 
 from pytest_toolcall.core import jsonl
+from pytest_toolcall.core.files import read_regular_file
 from pytest_toolcall.core.text import clip
 from pytest_toolcall.native.schemas import schema_problem
 
@@ -128,7 +129,7 @@ def read_case_file(path: str | Path, servers: ServerPool | None = None, name: st
     and messages name it (default: ``path``)."""
     name = name or str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_regular_file(Path(path), MAX_CASE_FILE_BYTES, "case file").decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CaseFileError(name, 1, f"cannot read the file: {exc}") from None
     if name.endswith(".jsonl"):
@@ -166,10 +167,29 @@ class _Lines:
         return self.document
 
 
+#: The deepest a case file nests (a real one: a handful of levels; an expectation of nested objects: tens).
+MAX_YAML_DEPTH = 200
+#: The largest case file read (bytes).
+MAX_CASE_FILE_BYTES = 64 * 2**20
+
+
 class _CaseLoader(yaml.SafeLoader):
     """pyyaml's safe loader (YAML 1.1), with two YAML 1.2 habits users expect: no timestamps, so that
     ``date: 2024-05-01`` stays the string a tool expects (a ``datetime.date`` is not JSON and could never
-    equal a model's argument), and ``1e-9`` is a number (YAML 1.1 wants ``1.0e-9``, else a string)."""
+    equal a model's argument), and ``1e-9`` is a number (YAML 1.1 wants ``1.0e-9``, else a string).
+    Nesting is bounded (pyyaml composes recursively: a file 100,000 levels deep is a RecursionError)."""
+
+    _depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                mark = self.peek_event().start_mark
+                raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_YAML_DEPTH} levels", mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 _CaseLoader.yaml_implicit_resolvers = {
@@ -504,12 +524,14 @@ def _describe(error: jsonschema.ValidationError) -> str:
     path = list(error.absolute_path)
     where = _where(path)
     instance = error.instance
+    schema: Any = error.schema  # the format's own schema: a mapping (jsonschema types it loosely)
     if error.validator == "additionalProperties" and isinstance(instance, dict):
-        allowed = sorted((error.schema.get("properties") or {}).keys())
+        allowed = sorted((schema.get("properties") or {}).keys())
         unknown = sorted(k for k in instance if k not in allowed)
         return f"{where}unknown key {', '.join(map(repr, unknown))} (allowed: {', '.join(allowed)})"
     if error.validator == "oneOf" and isinstance(instance, dict):
-        if {"required": ["no_call"]} in error.validator_value:  # the oneOf of an expectation
+        alternatives: Any = error.validator_value  # oneOf's value: a list of schemas
+        if {"required": ["no_call"]} in alternatives:  # the oneOf of an expectation
             present = [k for k in EXPECT_KINDS if k in instance]
             found = f"found {', '.join(present)}" if present else "found none"
             return f"{where}expect needs exactly one of {', '.join(EXPECT_KINDS)} ({found})"
@@ -531,7 +553,7 @@ def _enclosing_matcher_error(error: jsonschema.ValidationError) -> jsonschema.Va
     as a whole (which shape was meant is a guess)."""
     if error.validator == "format":  # a regex that does not compile: the matcher's shape is right
         return None
-    current: jsonschema.ValidationError | None = error
+    current: Any = error  # a ValidationError, or None above the root (``parent`` is typed loosely)
     while current is not None:
         if current.validator == "oneOf" and "arguments" in current.absolute_path and isinstance(current.instance, dict):
             return current

@@ -7,7 +7,7 @@ maximum bipartite matching, never greedily: with two calls to the same tool, the
 must not take the answer's call that only the second one accepts. What is left unmatched is then
 paired by tool name, only to explain what differed argument by argument.
 
-The verdict names one failure kind (DESIGN "Failure kinds"); a failing answer cut by the token limit
+The verdict names one failure kind (docs/contract.md, "Failure kinds"); a failing answer cut by the token limit
 is ``truncated`` and one whose missing calls were written into the text is ``tool_markup_in_text``,
 because these say more about what to fix than the kind underneath (kept in the message).
 """
@@ -34,7 +34,7 @@ from pytest_toolcall.core.failure_kinds import (
     WRONG_VALUE,
     has_tool_markup,
 )
-from pytest_toolcall.core.text import clip
+from pytest_toolcall.core.text import clip, name
 from pytest_toolcall.native.schemas import compile_schema
 from pytest_toolcall.native.validation import JSON_DECODE, SCHEMA_ERROR, UNKNOWN_TOOL, validate_tool_calls
 
@@ -118,7 +118,7 @@ def parse_call(position: int, name: str, raw_arguments: Any) -> AnswerCall:
 
 
 def _validity(call: AnswerCall, tools: list[dict[str, Any]] | None) -> CallReport | None:
-    label = f"call {call.position} {call.name}"
+    label = f"call {call.position} {name(call.name)}"
     if tools is not None:
         failure = validate_tool_calls(tools, [{"name": call.name, "arguments": call.raw_arguments}])
         if failure is not None and failure.kind == UNKNOWN_TOOL:
@@ -166,7 +166,7 @@ def _judge(expect: dict[str, Any], calls: list[AnswerCall], invalid: list[CallRe
     if expect.get("no_call") or expect.get("should_call_tool") is False:
         if not calls:
             return _Outcome(None)
-        names = ", ".join(c.name for c in calls)
+        names = ", ".join(name(c.name) for c in calls)
         reports = [CallReport(c.position, c.name, UNEXPECTED_CALL) for c in calls]
         return _Outcome(UNEXPECTED_CALL, [f"expected no tool call, got {len(calls)}: {names}"], reports)
     if not calls:
@@ -230,7 +230,7 @@ def _explain(
         if candidates:
             j = min(candidates, key=lambda j: len(diffs[i][j]))
             free_answers.remove(j)
-            lines.append(f"call {calls[j].position} {calls[j].name} (expected call {i + 1}):")
+            lines.append(f"call {calls[j].position} {name(calls[j].name)} (expected call {i + 1}):")
             lines.extend("  " + d for d in diffs[i][j])
             reports[calls[j].position] = CallReport(calls[j].position, calls[j].name, WRONG_VALUE, tuple(diffs[i][j]))
             kinds.append(WRONG_VALUE)
@@ -242,7 +242,7 @@ def _explain(
         call = calls[j]
         again = any(e["name"] == call.name for e in expected)
         lines.append(
-            f"extra call {call.position} {call.name}{' (one more than expected)' if again else ''}: "
+            f"extra call {call.position} {name(call.name)}{' (one more than expected)' if again else ''}: "
             f"{clip(call.raw_arguments)}"
         )
         reports[call.position] = CallReport(call.position, call.name, EXTRA_CALL)
@@ -395,7 +395,7 @@ def _show_call(call: dict[str, Any]) -> str:
 def describe_answer(calls: list[AnswerCall], content: str | None) -> str:
     if calls:
         return "; ".join(
-            f"{c.name}({clip(c.raw_arguments if isinstance(c.raw_arguments, str) else show(c.raw_arguments))})"
+            f"{name(c.name)}({clip(c.raw_arguments if isinstance(c.raw_arguments, str) else show(c.raw_arguments))})"
             for c in calls
         )
     return f"text {show(content or '')}"

@@ -71,12 +71,30 @@ def case_record(case: Case, verdict: CaseVerdict) -> dict[str, Any]:
     }
 
 
+def file_labels(paths: Any) -> dict[str, str]:
+    """The name of each case file in gate metrics: its stem (``weather``), or, for files whose stems
+    collide (``a/smoke.toolcall.yaml``, ``b/smoke.toolcall.yaml``), the path without the case-file
+    suffix (``a/smoke``, ``b/smoke``), so that each file has a metric of its own."""
+    paths = list(paths)
+    stems = [case_file_stem(path) for path in paths]
+    return {
+        path: stem if stems.count(stem) == 1 else _without_suffix(str(path), stem)
+        for path, stem in zip(paths, stems, strict=True)
+    }
+
+
+def _without_suffix(path: str, stem: str) -> str:
+    suffix = path.replace("\\", "/").rsplit("/", 1)[-1][len(stem) :]
+    return path[: len(path) - len(suffix)]
+
+
 def gate_names(block: dict[str, Any]) -> list[str]:
-    """Every gateable metric of a block: ``cases.overall``, ``cases.file.<stem>``, ``cases.tag.<tag>``."""
-    stems = sorted({case_file_stem(path) for path in block.get("files", {})})
+    """Every gateable metric of a block: ``cases.overall``, ``cases.file.<file>`` (``file_labels``),
+    ``cases.tag.<tag>``."""
+    labels = sorted(set(file_labels(block.get("files", {})).values()))
     return [
         f"{GATE_PREFIX}overall",
-        *(f"{GATE_PREFIX}file.{stem}" for stem in stems),
+        *(f"{GATE_PREFIX}file.{label}" for label in labels),
         *(f"{GATE_PREFIX}tag.{tag}" for tag in sorted(block.get("tags", {}))),
     ]
 
@@ -84,8 +102,8 @@ def gate_names(block: dict[str, Any]) -> list[str]:
 def gate_value(name: str, block: dict[str, Any]) -> float | None:
     """The value a gate compares for ``name``; None when the name is not of this block or has no data.
 
-    ``cases.file.<stem>`` pools every file of that stem (``a/smoke.toolcall.yaml`` and
-    ``b/smoke.toolcall.jsonl`` are one ``smoke``): the gate names a suite, not a path.
+    ``cases.file.<file>`` is one file (``file_labels``); a stem that several files share
+    (``cases.file.smoke`` for ``a/smoke.toolcall.yaml`` and ``b/smoke.toolcall.yaml``) still pools them.
     """
     if not name.startswith(GATE_PREFIX):
         return None
@@ -93,8 +111,11 @@ def gate_value(name: str, block: dict[str, Any]) -> float | None:
     if rest == "overall":
         return block.get("overall")
     if rest.startswith("file."):
-        stem = rest[len("file.") :]
-        rows = [row for path, row in block.get("files", {}).items() if case_file_stem(path) == stem]
+        label = rest[len("file.") :]
+        files = block.get("files", {})
+        labels = file_labels(files)
+        rows = [row for path, row in files.items() if labels[path] == label]
+        rows = rows or [row for path, row in files.items() if case_file_stem(path) == label]
         return _ratio(sum(r["n"] for r in rows), sum(r["passed"] for r in rows))
     if rest.startswith("tag."):
         row = block.get("tags", {}).get(rest[len("tag.") :])

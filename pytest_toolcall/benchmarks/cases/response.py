@@ -8,6 +8,7 @@ verdict is always computed from the raw string, the way K2-Vendor-Verifier valid
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,6 +62,9 @@ class OracleResponse(ToolCallResponse):
     ``assert_tool_calls`` (or ``check_tool_calls``) it meets, as the oracle's answer to that ``expect``.
     Read before any assertion, it is settled as a text answer (the oracle's answer to ``no_call``)."""
 
+    _tools: list[dict[str, Any]] | None
+    _settled: ToolCallResponse | None
+
     def __init__(self, tools: list[dict[str, Any]] | None) -> None:  # no dataclass __init__: fields are read lazily
         object.__setattr__(self, "_tools", tools)
         object.__setattr__(self, "_settled", None)
@@ -84,17 +88,18 @@ class OracleResponse(ToolCallResponse):
     def _answer(self) -> ToolCallResponse:
         if self._settled is None:
             self.settle({"no_call": True}, None)
+        assert self._settled is not None  # settled now, whatever the expectation
         return self._settled
 
-    @property  # type: ignore[override]
+    @property
     def content(self) -> str | None:
         return self._answer().content
 
-    @property  # type: ignore[override]
+    @property
     def tool_calls(self) -> tuple[ToolCall, ...]:
         return self._answer().tool_calls
 
-    @property  # type: ignore[override]
+    @property
     def finish_reason(self) -> str | None:
         return self._answer().finish_reason
 
@@ -118,7 +123,8 @@ def _json_text(value: Any) -> str:
 def answer_calls(response: ChatResponse | ToolCallResponse) -> list[AnswerCall]:
     """The calls of either response shape, parsed for the matcher."""
     calls: list[AnswerCall] = []
-    for position, call in enumerate(response.tool_calls, start=1):
+    tool_calls: Sequence[ToolCall | dict[str, Any]] = response.tool_calls
+    for position, call in enumerate(tool_calls, start=1):
         if isinstance(call, ToolCall):
             calls.append(parse_call(position, call.name, call.raw_arguments))
         else:

@@ -3,7 +3,6 @@ calling with its messages and tools exactly as in the file."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -158,11 +157,9 @@ def _reference_samples(path_text: str | None) -> list[dict[str, Any]] | None:
     before any request is sent."""
     if not path_text:
         return None
-    path = Path(path_text).expanduser()
+    from pytest_toolcall.results.report_reader import ReportError, read_report
+
     try:
-        samples = json.loads(path.read_text(encoding="utf-8"))["samples"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise usage_error("reference", f"{path} is not a pytest-toolcall report ({exc})") from None
-    if not isinstance(samples, list):
-        raise usage_error("reference", f"{path} is not a pytest-toolcall report (samples is not a list)")
-    return samples
+        return read_report(Path(path_text).expanduser())["samples"]
+    except ReportError as exc:
+        raise usage_error("reference", str(exc)) from None

@@ -21,6 +21,7 @@ from typing import Any, BinaryIO
 
 from pytest_toolcall.core import jsonl
 from pytest_toolcall.core.benchmark import DataError
+from pytest_toolcall.core.files import check_regular_file
 from pytest_toolcall.core.jsonl import json_type
 from pytest_toolcall.native.schemas import _check_schema, json_text, schema_problem
 
@@ -158,6 +159,7 @@ def _scan(path: Path) -> Iterator[tuple[int, int, bytes, GeneralFCSample | str]]
     """(0-based index, byte offset, bytes, sample or problem message) per non-blank line, reading one
     line at a time."""
     try:
+        check_regular_file(path, what="data file")  # a FIFO would block the run at its first line
         handle = open(path, "rb")  # closed by the with below; opening errors are DataErrors
     except FileNotFoundError:
         raise DataError(f"{path}: file not found") from None

@@ -1,0 +1,332 @@
+"""τ²-bench behind the benchmark protocol: a unit is a task of a domain (a live simulation of the
+official loop) or a simulation of a results file (``--toolcall-tau2-results``, graded again); both
+end in the official reward (``evaluation.py``)."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pytest_toolcall.benchmarks.tau2.environment import DATA, DOMAINS, ENVIRONMENTS
+from pytest_toolcall.core.benchmark import (
+    Benchmark,
+    DataError,
+    Dialogue,
+    Loaded,
+    Models,
+    OtherModel,
+    Plan,
+    Skip,
+    Unit,
+    Verdict,
+)
+from pytest_toolcall.core.settings import ORACLE, Option, parse_choices, usage_error
+from pytest_toolcall.core.types import ChatRequest, Model
+
+COMMIT = "a2c0247"
+SPLITS = ("leaderboard", "base", "train", "test", "full", "small")
+#: The split each domain's leaderboard number is over.
+LEADERBOARD = {"airline": "base", "retail": "base", "telecom": "base"}
+#: Requests of a simulation, for balancing shards before any latency is recorded.
+SIMULATION_COST = 30.0
+NO_USER = (
+    "a τ²-bench simulation needs a user simulator: pass --toolcall-user-model=NAME "
+    "(and --toolcall-user-base-url=URL if it is served elsewhere)"
+)
+NO_TELECOM = "telecom's dual control (the user's device tools) is not implemented yet"
+
+
+@dataclass
+class Outcome:
+    """What a unit's dialogue returns: the simulation, and its reward (graded on the dialogue's
+    thread, where the judge model can be asked)."""
+
+    domain: str
+    task_id: str
+    termination_reason: str
+    messages: list[dict[str, Any]]
+    reward: Any  # evaluation.Reward
+
+
+class Tau2(Benchmark):
+    name = "tau2"
+    markers: ClassVar[Mapping[str, str]] = {
+        "airline": "τ²-bench airline domain",
+        "retail": "τ²-bench retail domain",
+        "telecom": "τ²-bench telecom domain",
+    }
+    options = (
+        Option(
+            "tau2-domains",
+            "τ²-bench domains, comma-separated: airline, retail, telecom",
+            default="airline,retail,telecom",
+            metavar="LIST",
+        ),
+        Option(
+            "tau2-split",
+            "τ²-bench task split: leaderboard (each domain's leaderboard set: base), base, train, test, full, small",
+            default="leaderboard",
+            metavar="NAME",
+        ),
+        Option(
+            "tau2-results",
+            "grade the simulations of τ²-bench results files (tau2 run's JSON) again, as tau2 evaluate-trajs; "
+            "nothing is sent to the model",
+            metavar="FILE[,FILE]",
+            selects=True,
+        ),
+        Option(
+            "judge-model",
+            "LLM judge of τ²-bench NL assertions (official: gpt-4.1-2025-04-14)",
+            metavar="NAME",
+            names_model=True,
+        ),
+        Option("judge-base-url", "endpoint of the judge (default: the model's endpoint)", metavar="URL"),
+        Option(
+            "judge-api-key-env", "environment variable holding the judge's key (default: the model's)", metavar="NAME"
+        ),
+    )
+
+    def __init__(self, settings: Any) -> None:
+        super().__init__(settings)
+        option = settings.option
+        self.domains = parse_choices("tau2-domains", option("tau2-domains") or "airline,retail,telecom", DOMAINS)
+        self.split = parse_choices("tau2-split", option("tau2-split") or "leaderboard", SPLITS)[0]
+        files = [f.strip() for f in (option("tau2-results") or "").split(",") if f.strip()]
+        self.results_files = [Path(f).expanduser() for f in files]
+        for path in self.results_files:
+            if not path.is_file():
+                raise usage_error("tau2-results", f"{path} is not a file")
+        # The user simulator is the one ACEBench's agent dialogues use (--toolcall-user-*).
+        raw = settings.raw
+        self.user_model = raw.get("user-model") or None
+        self.user_base_url = raw.get("user-base-url") or settings.base_url
+        self.user_api_key_env = raw.get("user-api-key-env") or settings.api_key_env
+        self.judge_model = option("judge-model") or None
+        self.judge_base_url = option("judge-base-url") or settings.base_url
+        self.judge_api_key_env = option("judge-api-key-env") or settings.api_key_env
+
+    def other_models(self) -> tuple[OtherModel, ...]:
+        models = []
+        if self.user_model and not self.results_files:
+            models.append(OtherModel(self.user_model, self.user_base_url, self.user_api_key_env, "user-api-key-env"))
+        if self.judge_model:
+            models.append(
+                OtherModel(self.judge_model, self.judge_base_url, self.judge_api_key_env, "judge-api-key-env")
+            )
+        return tuple(models)
+
+    def header(self) -> str:
+        if self.results_files:
+            return f"tau2={COMMIT} re-grading {len(self.results_files)} results file(s)"
+        return f"tau2={COMMIT} domains={','.join(self.domains)} split={self.split}"
+
+    def datasets(self) -> dict[str, Any]:
+        return {
+            "commit": COMMIT,
+            "domains": list(self.domains),
+            "split": self.split,
+            "results_files": [str(p) for p in self.results_files],
+        }
+
+    def expected_cost(self, unit: Unit) -> float:
+        return 1.0 if unit.sample.get("saved") else SIMULATION_COST
+
+    # --- data ------------------------------------------------------------------------------------
+
+    def load(self) -> Loaded:
+        if self.results_files:
+            return self._load_results()
+        loaded = Loaded(units=[])
+        for domain in self.domains:
+            try:
+                tasks = domain_tasks(domain, LEADERBOARD[domain] if self.split == "leaderboard" else self.split)
+            except DataError as exc:
+                loaded.problems.append((f"tau2[{domain}]", str(exc)))
+                continue
+            for task in tasks:
+                loaded.units.append(
+                    self._unit(domain, str(task["id"]), {"task": task}, source=f"{DATA / domain / 'tasks.json'}")
+                )
+        return loaded
+
+    def _load_results(self) -> Loaded:
+        from pytest_toolcall.benchmarks.tau2.results_file import load_results
+
+        loaded = Loaded(units=[])
+        seen: dict[tuple[str, str, int], str] = {}
+        for path in self.results_files:
+            try:
+                simulations = load_results(path)
+            except DataError as exc:
+                loaded.problems.append((f"tau2[{path.name}]", str(exc)))
+                continue
+            for sim in simulations:
+                key = (sim.domain, str(sim.task["id"]), sim.trial)
+                if key in seen:
+                    loaded.problems.append(
+                        (
+                            f"tau2[{path.name}]",
+                            f"{path}: simulation {sim.simulation_id} is trial {sim.trial} of {sim.domain} task "
+                            f"{key[1]}, as is {seen[key]}: one run's simulations only, please",
+                        )
+                    )
+                    continue
+                seen[key] = f"{sim.simulation_id} ({sim.file})"
+                fields = {"simulation_id": sim.simulation_id, "termination_reason": sim.termination_reason}
+                loaded.units.append(
+                    self._unit(sim.domain, key[1], {"task": sim.task, "saved": sim}, sim.trial, fields, source=sim.file)
+                )
+        return loaded
+
+    def _unit(
+        self,
+        domain: str,
+        task_id: str,
+        sample: dict[str, Any],
+        trial: int | None = None,
+        extra: dict[str, Any] | None = None,
+        source: str | None = None,
+    ) -> Unit:
+        fields = {"domain": domain, "task_id": task_id, "trial": trial, **(extra or {})}
+        return Unit(
+            benchmark=self.name,
+            key=f"{domain}/{task_id}",
+            category=domain,
+            id=task_id,
+            markers=(domain,),
+            fields=fields,
+            sample=sample,
+            source=source,
+            attempt=None if trial is None else trial + 1,
+        )
+
+    # --- asking ----------------------------------------------------------------------------------
+
+    def plan(self, unit: Unit, models: Models) -> Plan:
+        domain = unit.fields["domain"]
+        task = unit.sample["task"]
+        judge = self._judge(models)
+        saved = unit.sample.get("saved")
+        if domain not in ENVIRONMENTS:
+            return Skip(NO_TELECOM)
+        if saved is not None:
+            if saved.termination_reason == "infrastructure_error":
+                return Skip("the simulation ended infrastructure_error: officially in no metric (counted apart)")
+            return Dialogue(functools.partial(_grade, domain, task, saved.messages, saved.termination_reason, judge))
+        user_name = self.user_model or (ORACLE if models.oracle else None)
+        if user_name is None:
+            return Skip(NO_USER)
+        user = models.named(user_name, self.user_base_url, self.user_api_key_env)
+        return Dialogue(functools.partial(_simulate, domain, task, models.model, user, models.oracle, judge))
+
+    def _judge(self, models: Models) -> Any:
+        if not self.judge_model:
+            return None
+        from pytest_toolcall.benchmarks.tau2.judge import model_judge
+
+        return model_judge(models.named(self.judge_model, self.judge_base_url, self.judge_api_key_env))
+
+    # --- scoring ---------------------------------------------------------------------------------
+
+    def score(self, unit: Unit, answer: Any) -> Verdict:
+        from pytest_toolcall.benchmarks.tau2.transcript import format_transcript
+
+        outcome: Outcome = answer
+        reward = outcome.reward
+        failed = [name for name, value in reward.breakdown.items() if value == 0.0]
+        fields: dict[str, Any] = {
+            "domain": outcome.domain,
+            "task_id": outcome.task_id,
+            # A re-graded simulation's own trial; a live one's attempt under --toolcall-repeat (from 0).
+            "trial": unit.fields["trial"] if unit.fields.get("trial") is not None else (unit.attempt or 1) - 1,
+            "reward": reward.reward,
+            "reward_breakdown": dict(reward.breakdown),
+            "termination_reason": outcome.termination_reason,
+            "output": [m.get("content") for m in outcome.messages if m.get("role") == "assistant" and m.get("content")],
+            "failure_kind": None
+            if reward.reward != 0.0
+            else (failed[0].lower() if failed else "premature_termination"),
+        }
+        if "simulation_id" in unit.fields:
+            fields["simulation_id"] = unit.fields["simulation_id"]
+        if reward.note:
+            fields["reward_note"] = reward.note
+        # A reward that is not measured (no judge) passes when its judge-free parts hold.
+        if reward.reward is None or reward.reward == 1.0:
+            return Verdict(True, fields=fields)
+        why = reward.note or f"components at 0: {', '.join(failed)}"
+        brief = f"reward {reward.reward:g}: {why}"
+        return Verdict(False, f"{brief}\n\ntranscript:\n{format_transcript(outcome.messages)}", fields, brief=brief)
+
+    # --- results ---------------------------------------------------------------------------------
+
+    def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        from pytest_toolcall.benchmarks.tau2.metrics import tau2_metrics
+
+        return {"tau2": tau2_metrics(records)} if records else {}
+
+    def summary(self, name: str, block: dict[str, Any]) -> list[str]:
+        from pytest_toolcall.benchmarks.tau2.metrics import summary_lines
+
+        return summary_lines(block)
+
+    @classmethod
+    def claims_metric(cls, name: str) -> bool:
+        from pytest_toolcall.benchmarks.tau2.metrics import claims
+
+        return claims(name)
+
+
+@functools.cache
+def _tasks(domain: str) -> tuple[list[dict[str, Any]], dict[str, list[str]]]:
+    folder = DATA / domain
+    try:
+        tasks = json.loads((folder / "tasks.json").read_text(encoding="utf-8"))
+        splits = json.loads((folder / "split_tasks.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DataError(f"{folder}: cannot read the tasks ({exc})") from None
+    return tasks, splits
+
+
+def domain_tasks(domain: str, split: str) -> list[dict[str, Any]]:
+    tasks, splits = _tasks(domain)
+    if split not in splits:
+        raise DataError(f"{DATA / domain / 'split_tasks.json'}: no split {split!r} (it has {', '.join(splits)})")
+    wanted = set(splits[split])
+    return [task for task in tasks if str(task["id"]) in wanted]
+
+
+def _grade(domain: str, task: dict[str, Any], messages: list[dict[str, Any]], reason: str, judge: Any) -> Outcome:
+    from pytest_toolcall.benchmarks.tau2.evaluation import evaluate
+
+    return Outcome(domain, str(task["id"]), reason, messages, evaluate(domain, task, messages, reason, judge))
+
+
+def _simulate(domain: str, task: dict[str, Any], model: Model, user: Model, oracle: bool, judge: Any) -> Outcome:
+    from pytest_toolcall.benchmarks.tau2.evaluation import evaluate
+    from pytest_toolcall.benchmarks.tau2.loop import run_simulation
+
+    simulation = run_simulation(
+        domain, task, _speaker(model, task, oracle, "agent"), _speaker(user, task, user.name == ORACLE, "user")
+    )
+    reward = evaluate(domain, task, simulation.messages, simulation.termination_reason, judge, strict_replay=True)
+    return Outcome(domain, str(task["id"]), simulation.termination_reason, simulation.messages, reward)
+
+
+def _speaker(model: Model, task: dict[str, Any], oracle: bool, side: str) -> Any:
+    from pytest_toolcall.benchmarks.tau2.loop import SAMPLING, decode_calls
+    from pytest_toolcall.benchmarks.tau2.oracle import oracle_agent_reply, oracle_user_reply
+
+    def speak(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> tuple[str | None, list[Any]]:
+        reference: Any = None
+        if oracle:
+            reference = oracle_agent_reply(task, messages) if side == "agent" else oracle_user_reply(task, messages)
+        response = model.submit(ChatRequest(messages, tools, sampling=SAMPLING, reference=reference)).result()
+        return response.content, decode_calls(response.tool_calls)
+
+    return speak

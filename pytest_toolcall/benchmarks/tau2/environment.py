@@ -1,0 +1,249 @@
+"""A domain's environment: its database, its tools, tool calls as the official ``Environment`` makes
+them, the replay of a trajectory onto a fresh database, and the database hash.
+
+Messages are plain dicts in the official ``SimulationRun`` format: ``{"role": "assistant" | "user" |
+"tool", "content", "tool_calls": [{"id", "name", "arguments", "requestor"}]}``, tool results
+``{"role": "tool", "id", "content", "requestor", "error"}``.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from pytest_toolcall.benchmarks.tau2.models import FlightDB, RetailDB, db_hash
+
+DATA = Path(__file__).with_name("data")
+DOMAINS = ("airline", "retail", "telecom")
+#: The domains whose environment is implemented (telecom's dual control is not yet).
+ENVIRONMENTS = ("airline", "retail")
+
+
+class ReplayError(Exception):
+    """A trajectory that cannot be replayed (a tool call without its result): the official
+    evaluator raises too."""
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    schema: dict[str, Any]  # the official OpenAI tool schema
+    mutates_state: bool  # replayed by the evaluator (the official WRITE tools)
+    tool_type: str  # read, write, generic, think
+
+
+@functools.cache
+def tool_specs(domain: str) -> dict[str, ToolSpec]:
+    """The domain's tools as the official toolkit declares them (``data/tools.json`` was written by
+    the official code: ``Tool.openai_schema`` and ``ToolKitBase.tool_mutates_state``)."""
+    entries = json.loads((DATA / "tools.json").read_text(encoding="utf-8"))[domain]
+    return {
+        e["schema"]["function"]["name"]: ToolSpec(e["schema"], bool(e["mutates_state"]), str(e["tool_type"]))
+        for e in entries
+    }
+
+
+@functools.cache
+def policy(domain: str) -> str:
+    return (DATA / domain / "policy.md").read_text(encoding="utf-8")
+
+
+@functools.cache
+def _pristine_db(domain: str) -> BaseModel:
+    raw = json.loads((DATA / domain / "db.json").read_text(encoding="utf-8"))
+    return FlightDB.model_validate(raw) if domain == "airline" else RetailDB.model_validate(raw)
+
+
+class CopyOnRead(dict):
+    """A table of the database shared with the pristine one until an entry is looked up by key:
+    that entry is then copied, so a tool may change it. Iteration (the searches) reads the shared
+    entries and changes none. Copying the whole database per environment would cost seconds."""
+
+    def __init__(self, pristine: dict[str, BaseModel]) -> None:
+        super().__init__(pristine)
+        self.owned: set[str] = set()
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self.owned and dict.__contains__(self, key):
+            dict.__setitem__(self, key, dict.__getitem__(self, key).model_copy(deep=True))
+            self.owned.add(key)
+        return dict.__getitem__(self, key)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.owned.add(key)
+        dict.__setitem__(self, key, value)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self else default
+
+    def pop(self, key: str, *default: Any) -> Any:
+        self.owned.discard(key)
+        return dict.pop(self, key, *default)
+
+
+TABLES = {"airline": ("flights", "users", "reservations"), "retail": ("products", "users", "orders")}
+
+
+def fresh_db(domain: str) -> BaseModel:
+    """The domain's database as loaded, for one environment (its tables copy on lookup)."""
+    pristine = _pristine_db(domain)
+    tables = {name: CopyOnRead(getattr(pristine, name)) for name in TABLES[domain]}
+    return type(pristine).model_construct(None, **tables)
+
+
+def same_state(a: BaseModel, b: BaseModel, domain: str) -> bool:
+    """Whether two databases of the domain have the same official hash: the hash is of the sorted
+    JSON text of the whole database, so it is equal exactly when every table has the same keys and
+    every entry the same JSON text. Entries neither side looked up are the pristine ones."""
+    for name in TABLES[domain]:
+        left, right = getattr(a, name), getattr(b, name)
+        if left.keys() != right.keys():
+            return False
+        for key in left.owned | right.owned:
+            if entry_text(dict.__getitem__(left, key)) != entry_text(dict.__getitem__(right, key)):
+                return False
+    return True
+
+
+def entry_text(entry: Any) -> str:
+    return json.dumps(entry.model_dump(warnings=False), sort_keys=True, default=str)
+
+
+def _toolkit(domain: str, db: BaseModel) -> Any:
+    if domain == "airline":
+        from pytest_toolcall.benchmarks.tau2.airline import AirlineTools
+
+        return AirlineTools(db)  # type: ignore[arg-type]
+    if domain == "retail":
+        from pytest_toolcall.benchmarks.tau2.retail import RetailTools
+
+        return RetailTools(db)  # type: ignore[arg-type]
+    raise ValueError(f"no environment for the {domain} domain")
+
+
+class Environment:
+    def __init__(self, domain: str) -> None:
+        self.domain = domain
+        self.specs = tool_specs(domain)
+        self.tools = _toolkit(domain, fresh_db(domain))
+
+    def has_tool(self, name: str) -> bool:
+        return name in self.specs
+
+    def make_tool_call(self, name: str, requestor: str = "assistant", **arguments: Any) -> Any:
+        if requestor == "user":
+            raise ValueError("User tools not available")  # airline and retail give the user none
+        if requestor != "assistant":
+            raise ValueError(f"Invalid requestor: {requestor}")
+        if name not in self.specs:
+            raise ValueError(f"Tool '{name}' not found.")
+        method: Callable[..., Any] = getattr(self.tools, name)
+        return method(**arguments)
+
+    def get_response(self, call: dict[str, Any]) -> dict[str, Any]:
+        """The tool message answering a call; a failing call answers ``Error: <exception>``."""
+        requestor = call.get("requestor") or "assistant"
+        error = False
+        try:
+            result = self.make_tool_call(call["name"], requestor=requestor, **_arguments(call))
+        except Exception as exc:  # the official environment turns every exception into the answer
+            result, error = f"Error: {exc}", True
+        return {
+            "role": "tool",
+            "id": call.get("id"),
+            "content": to_json_str(result),
+            "requestor": requestor,
+            "error": error,
+        }
+
+    def db_hash(self) -> str:
+        """The official hash (slow: the whole database is dumped); ``same_state`` compares as it does."""
+        return db_hash(self.tools.db)
+
+    def same_state(self, other: Environment) -> bool:
+        return same_state(self.tools.db, other.tools.db, self.domain)
+
+    def replay(self, messages: Sequence[dict[str, Any]], strict: bool = False) -> None:
+        """``Environment.set_state``: re-run the state-changing calls of a trajectory, in order.
+
+        Calls of tools that do not exist are skipped (they changed nothing live) and so are reads;
+        ``strict`` (live evaluation) fails when a replayed result differs from the recorded one.
+        """
+        for call, recorded in _calls_with_results(messages):
+            name = str(call.get("name"))
+            if not self.has_tool(name) or not self.specs[name].mutates_state:
+                continue
+            content = self.get_response(call)["content"]
+            if strict and _loaded(content) != _loaded(recorded.get("content")):
+                raise ReplayError(
+                    f"replayed {name} returned {content!r}, the trajectory recorded {recorded.get('content')!r}"
+                )
+
+
+def _arguments(call: dict[str, Any]) -> dict[str, Any]:
+    arguments = call.get("arguments")
+    if not isinstance(arguments, dict):
+        raise TypeError(f"arguments of {call.get('name')} must be an object, got {type(arguments).__name__}")
+    return copy.deepcopy(arguments)
+
+
+def _calls_with_results(messages: Sequence[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Each tool call with the tool message that follows it, as the official replay pairs them."""
+    pending = list(messages)[::-1]
+    pairs = []
+    while pending:
+        message = pending.pop()
+        role = message.get("role")
+        if role == "tool":
+            raise ReplayError("Tool message not expected. Tool messages should always follow a tool call.")
+        if role in ("assistant", "user") and message.get("tool_calls"):
+            for call in message["tool_calls"]:
+                if not pending:
+                    raise ReplayError("Tool message expected. Got None.")
+                result = pending.pop()
+                if result.get("role") != "tool":
+                    raise ReplayError(f"Tool message expected. Got a {result.get('role')} message.")
+                if call.get("id") != result.get("id"):
+                    raise ReplayError(f"Tool call id mismatch. Got {call.get('id')} and {result.get('id')}")
+                pairs.append((call, result))
+    return pairs
+
+
+def _loaded(content: Any) -> Any:
+    try:
+        return json.loads(content)
+    except (TypeError, ValueError):
+        return content
+
+
+def to_json_str(result: Any) -> str:
+    """``Environment.to_json_str``: text stays text; numbers become their text (so ``5`` is sent as
+    ``"5"``); models are dumped; the rest is JSON with ``default=str``."""
+
+    def process(value: Any) -> Any:
+        if isinstance(value, BaseModel):
+            return value.model_dump(warnings=False)
+        if isinstance(value, str) or value is None:
+            return value
+        if isinstance(value, (int, float, bool)):
+            return str(value)
+        if isinstance(value, list):
+            return [process(item) for item in value]
+        if isinstance(value, tuple):
+            return tuple(process(item) for item in value)
+        if isinstance(value, dict):
+            return {k: process(v) for k, v in value.items()}
+        if isinstance(value, (datetime, date)):
+            return value.isoformat()
+        raise ValueError(f"Unsupported type: {type(value)}")
+
+    if isinstance(result, str):
+        return result
+    return json.dumps(process(result), default=str)

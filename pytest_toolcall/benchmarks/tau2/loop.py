@@ -1,0 +1,174 @@
+"""The official half-duplex loop (tau2 1.0.1 ``orchestrator.Orchestrator``), with the agent and the
+user simulator as plain callables: ``speaker(messages, tools) -> (content, tool_calls)``.
+
+The agent opens with the official greeting; each step is one message (the user's, the agent's, or
+the environment's answers to a message's tool calls). The user simulator ends the dialogue with
+``###STOP###``, ``###TRANSFER###`` or ``###OUT-OF-SCOPE###`` (``user_stop``); the official agent
+never stops. After a step that does not wait for the environment, ``max_steps`` (200) steps or
+``max_errors`` (10) failed tool calls end it (``max_steps`` / ``too_many_errors``, the latter
+checked last, and both even after a stop, as officially).
+
+An exchange the official run would abort (an empty message, tool arguments that are not JSON) is
+raised as ``InfrastructureError``: the official runner retries the simulation and then records
+``infrastructure_error``, which no metric counts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_toolcall.benchmarks.tau2.environment import Environment
+from pytest_toolcall.benchmarks.tau2.prompts import GREETING, agent_system_prompt, is_user_stop, user_system_prompt
+from pytest_toolcall.core.types import RequestError
+
+MAX_STEPS = 200
+MAX_ERRORS = 10
+#: The official sampling of the agent and the user simulator (``DEFAULT_LLM_ARGS_*``): temperature
+#: 0 and no token cap.
+SAMPLING: dict[str, Any] = {"temperature": 0.0, "max_tokens": None}
+
+Call = dict[str, Any]  # {"id", "name", "arguments": dict}
+Speaker = Callable[[list[dict[str, Any]], list[dict[str, Any]] | None], tuple[str | None, list[Call]]]
+
+
+class InfrastructureError(RequestError):
+    """The official run would have aborted (and, after its retries, recorded ``infrastructure_error``)."""
+
+
+@dataclass
+class Simulation:
+    task_id: str
+    messages: list[dict[str, Any]]
+    termination_reason: str
+    steps: int = 0
+    errors: int = 0
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def decode_calls(raw_calls: list[dict[str, Any]]) -> list[Call]:
+    """Tool calls of an answer with their arguments parsed (``json.loads``, as the official ``generate``)."""
+    calls = []
+    for index, raw in enumerate(raw_calls):
+        if raw.get("malformed") or not raw.get("name"):
+            raise InfrastructureError(f"a tool call without a name: {raw.get('malformed') or raw}")
+        arguments = raw.get("arguments")
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments)
+            except ValueError as exc:
+                raise InfrastructureError(f"tool call {raw['name']}: arguments are not JSON ({exc})") from None
+        if not isinstance(arguments, dict):
+            raise InfrastructureError(f"tool call {raw['name']}: arguments are not a JSON object")
+        calls.append({"id": raw.get("id") or f"call_{index}", "name": raw["name"], "arguments": arguments})
+    return calls
+
+
+def run_simulation(
+    domain: str,
+    task: dict[str, Any],
+    agent: Speaker,
+    user: Speaker,
+    *,
+    max_steps: int = MAX_STEPS,
+    max_errors: int = MAX_ERRORS,
+) -> Simulation:
+    env = Environment(domain)
+    tools = [spec.schema for spec in env.specs.values()]
+    agent_system = {"role": "system", "content": agent_system_prompt(domain)}
+    user_system = {"role": "system", "content": user_system_prompt(task)}
+    greeting: dict[str, Any] = {"role": "assistant", "content": GREETING, "tool_calls": None}
+    trajectory: list[dict[str, Any]] = [greeting]
+    agent_history: list[dict[str, Any]] = [greeting]  # the agent's own view
+    user_history: list[dict[str, Any]] = []  # what the user simulator has seen, unflipped
+    message: Any = greeting
+    sender, receiver = "agent", "user"
+    steps = errors = 0
+    reason: str | None = None
+    while reason is None:
+        if receiver == "user":
+            if isinstance(message, dict) and (_has_text(message) or message.get("tool_calls")):
+                user_history.append(message)
+            content, calls = user([user_system, *_flipped(user_history)], None)
+            reply = _message("user", content, calls, "user")
+            user_history.append(reply)
+            trajectory.append(reply)
+            if not reply.get("tool_calls") and is_user_stop(content):
+                reason = "user_stop"
+            message, sender = reply, "user"
+            receiver = "env" if reply.get("tool_calls") else "agent"
+        elif receiver == "agent":
+            agent_history.extend(message if isinstance(message, list) else [message])
+            content, calls = agent([agent_system, *_api_messages(agent_history)], tools)
+            reply = _message("assistant", content, calls, "assistant")
+            agent_history.append(reply)
+            trajectory.append(reply)
+            message, sender = reply, "agent"
+            receiver = "env" if reply.get("tool_calls") else "user"
+        else:
+            results = [env.get_response(call) for call in message["tool_calls"]]
+            errors += sum(1 for result in results if result["error"])
+            trajectory.extend(results)
+            message, sender, receiver = results, "env", sender
+        steps += 1
+        if receiver != "env":
+            if steps >= max_steps:
+                reason = "max_steps"
+            if errors >= max_errors:
+                reason = "too_many_errors"
+    return Simulation(str(task["id"]), trajectory, reason, steps, errors)
+
+
+def _has_text(message: dict[str, Any]) -> bool:
+    return isinstance(message.get("content"), str) and bool(message["content"].strip())
+
+
+def _message(role: str, content: str | None, calls: list[Call], requestor: str) -> dict[str, Any]:
+    message: dict[str, Any] = {
+        "role": role,
+        "content": content,
+        "tool_calls": [{**call, "requestor": requestor} for call in calls] or None,
+    }
+    if not (_has_text(message) or message["tool_calls"]):
+        # The official ``validate()`` raises on a message with neither text nor tool calls.
+        raise InfrastructureError(f"the {role} sent an empty message")
+    return message
+
+
+def _api_messages(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The agent's view as chat messages (the official ``to_litellm_messages``)."""
+    out: list[dict[str, Any]] = []
+    for m in history:
+        if m["role"] == "tool":
+            out.append({"role": "tool", "content": m["content"], "tool_call_id": m["id"]})
+        elif m["role"] == "assistant":
+            entry: dict[str, Any] = {"role": "assistant", "content": m["content"]}
+            if m.get("tool_calls"):
+                entry["tool_calls"] = [
+                    {
+                        "id": c["id"],
+                        "type": "function",
+                        "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])},
+                    }
+                    for c in m["tool_calls"]
+                ]
+            out.append(entry)
+        else:
+            out.append({"role": m["role"], "content": m["content"]})
+    return out
+
+
+def _flipped(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The user simulator's view (``UserState.flip_roles``): the agent's texts as the user's, its
+    own messages as the assistant's."""
+    out: list[dict[str, Any]] = []
+    for m in history:
+        if m["role"] == "user":
+            out.append({"role": "assistant", "content": m["content"]})
+        elif m["role"] == "assistant":
+            out.append({"role": "user", "content": m["content"]})
+        else:
+            out.append({"role": "tool", "content": m["content"], "tool_call_id": m["id"]})
+    return out

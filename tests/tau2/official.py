@@ -1,0 +1,54 @@
+"""The verdicts learned from the official tau2 1.0.1 (``tests/data/tau2/learn_official.py``): results
+files of scripted simulations and, per simulation, the official reward, breakdown and DB match."""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_toolcall.benchmarks.tau2.judge import judge_messages
+
+DATA = Path(__file__).parents[1] / "data" / "tau2"
+#: The official judge was replaced by a stand-in while learning: every assertion is met unless
+#: the conversation holds this marker. The same stand-in grades here, through our judge prompt.
+FAIL_MARK = "JUDGE-FAIL"
+
+
+def results_files() -> list[Path]:
+    return sorted(DATA.glob("results_*.json.gz"))
+
+
+def domain_files(domain: str) -> list[Path]:
+    """The learned files of a domain's tasks (in parts, learned side by side), floats apart."""
+    return [p for p in results_files() if p.name.startswith(f"results_{domain}") and "floats" not in p.name]
+
+
+def unpack(path: Path, folder: Path) -> Path:
+    out = folder / path.name.removesuffix(".gz")
+    out.write_bytes(gzip.decompress(path.read_bytes()))
+    return out
+
+
+@functools.cache
+def expected() -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for path in sorted(DATA.glob("expected_*.json")):
+        merged.update(json.loads(path.read_text(encoding="utf-8")))
+    return merged
+
+
+@functools.cache
+def official_prompts() -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for path in sorted(DATA.glob("prompts_*.json")):
+        merged.update(json.loads(path.read_text(encoding="utf-8")))
+    return merged
+
+
+def stand_in_judge(messages: Sequence[dict[str, Any]], assertions: list[str]) -> list[tuple[str, bool, str]]:
+    met = FAIL_MARK not in judge_messages(messages, assertions)[1]["content"]
+    return [(assertion, met, "stand-in") for assertion in assertions]

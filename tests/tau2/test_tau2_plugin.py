@@ -1,0 +1,264 @@
+"""τ²-bench items through the plugin: the oracle, re-grading results files, a live run of scripted
+agent and user turns through the real ``openai`` client and the local chat server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolcall.benchmarks.tau2.prompts import user_system_prompt
+from pytest_toolcall.benchmarks.tau2.results_file import load_results
+from tests.support.chat_server import ChatServer, Reply
+from tests.tau2.official import domain_files, expected, results_files, unpack
+
+
+def report(pytester: pytest.Pytester) -> dict[str, Any]:
+    return json.loads((pytester.path / "report.json").read_text())
+
+
+def test_oracle_passes_a_few_tasks_and_skips_telecom(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(
+        "--toolcall-model=oracle", "--toolcall-bench=tau2", "--toolcall-limit=2", "--toolcall-report=report.json", "-rs"
+    )
+    result.assert_outcomes(passed=4, skipped=2)
+    assert "telecom's dual control (the user's device tools) is not implemented yet" in result.stdout.str()
+    samples = report(pytester)["samples"]
+    passed = [s for s in samples if s["outcome"] == "passed"]
+    assert {s["nodeid"] for s in passed} == {f"toolcall::tau2[{d}/{i}]" for d in ("airline", "retail") for i in "01"}
+    assert all(s["reward"] == 1.0 and s["domain"] in ("airline", "retail") for s in passed)
+    airline = report(pytester)["metrics"]["tau2"]["categories"]["airline"]
+    assert airline["accuracy"] == 1.0 and airline["components"]["DB"]["passed"] == 2
+
+
+def test_gate_names(pytester: pytest.Pytester) -> None:
+    base = ["--toolcall-model=oracle", "--toolcall-bench=tau2", "--toolcall-limit=1", "--toolcall-tau2-domains=airline"]
+    held = pytester.runpytest(*base, "--toolcall-fail-under=tau2.airline=1.0,tau2.airline.pass_hat_1=1,tau2.overall=1")
+    assert held.ret == 0
+    typo = pytester.runpytest(*base, "--toolcall-fail-under=tau2.airline.accuracy=0.5")
+    assert typo.ret != 0 and "unknown metric 'tau2.airline.accuracy'" in typo.stdout.str() + typo.stderr.str()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dist", [[], ["-n", "2"]], ids=["no-xdist", "n2"])
+def test_oracle_passes_every_airline_and_retail_task(pytester: pytest.Pytester, dist: list[str]) -> None:
+    result = pytester.runpytest(
+        "--toolcall-model=oracle",
+        "--toolcall-bench=tau2",
+        "--toolcall-user-model=oracle",
+        "--toolcall-tau2-domains=airline,retail",
+        "--toolcall-report=report.json",
+        *dist,
+    )
+    result.assert_outcomes(passed=164)
+    domains = report(pytester)["metrics"]["tau2"]["categories"]
+    assert domains["airline"]["accuracy"] == domains["retail"]["accuracy"] == 1.0
+    # With no judge, the 40 retail tasks that have NL assertions are not measured (they pass: their
+    # judge-free components hold); the other 74 are.
+    assert domains["retail"]["not_measured"] == 40 and domains["retail"]["tasks"] == 74
+    assert "retail: 40 reward(s) not measured" in result.stdout.str()
+
+
+def small_results(tmp_path: Path, domain: str) -> tuple[Path, dict[str, dict[str, Any]]]:
+    """A results file with one simulation per (task, trial): two trials of each of the first tasks,
+    the reference and a variant, taken from the learned file."""
+    raw = json.loads(unpack(domain_files(domain)[0], tmp_path).read_text())
+    chosen, trials = [], {}
+    for sim in raw["simulations"]:
+        task = sim["task_id"]
+        trial = trials.get(task, 0)
+        if trial < 2 and len(trials) <= 6:
+            chosen.append({**sim, "trial": trial})
+            trials[task] = trial + 1
+    raw["simulations"] = chosen
+    path = tmp_path / f"{domain}_run.json"
+    path.write_text(json.dumps(raw))
+    return path, {f"{s['task_id']}@{s['trial'] + 1}": expected()[s["id"]] for s in chosen}
+
+
+@pytest.mark.parametrize("domain", ["airline", "retail"])
+def test_regrading_a_results_file(pytester: pytest.Pytester, tmp_path: Path, domain: str) -> None:
+    if not domain_files(domain):
+        pytest.skip(f"no learned {domain} file")
+    path, want = small_results(tmp_path, domain)
+    result = pytester.runpytest(
+        "--toolcall-model=oracle", f"--toolcall-tau2-results={path}", "--toolcall-report=report.json", "-rs"
+    )
+    samples = {s["nodeid"].split("/", 1)[1].rstrip("]"): s for s in report(pytester)["samples"]}
+    assert set(samples) == set(want)
+    for key, sample in samples.items():
+        if want[key]["kind"] == "infrastructure_error":
+            assert sample["outcome"] == "skipped"
+            continue
+        official = want[key]
+        assert sample["simulation_id"].startswith(f"{domain}-")
+        judged = "NL_ASSERTION" in official["breakdown"] and sample["reward"] is None
+        if not judged:
+            assert (sample["reward"], sample["reward_breakdown"]) == (official["reward"], official["breakdown"]), key
+        assert sample["outcome"] == ("failed" if sample["reward"] == 0.0 else "passed"), key
+    assert result.ret in (0, 1)
+
+
+def test_a_results_file_that_is_not_one(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"simulations": [], "tasks": []}))
+    result = pytester.runpytest("--toolcall-model=oracle", f"--toolcall-tau2-results={bad}")
+    assert "no info.environment_info.domain_name" in result.stdout.str()
+    assert result.ret != 0
+
+
+class ScriptedRun:
+    """Agent and user turns of learned simulations, through the chat server: the agent's k-th reply
+    is the k-th assistant message after the greeting of the simulation named in the user's opening
+    line; the user opens with that name and then sends the simulation's last user message."""
+
+    def __init__(self, simulations: dict[str, Any]) -> None:
+        self.simulations = simulations
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        messages = body["messages"]
+        if not body.get("tools"):  # the user simulator
+            opening = not any(m["role"] == "assistant" for m in messages)
+            if opening:
+                task = next(
+                    s for s in self.simulations.values() if user_system_prompt(s.task) == messages[0]["content"]
+                )
+                return Reply(content=f"simulation {task.simulation_id}")
+            sim = self._named(messages[1:], role="assistant")
+            return Reply(content=sim.messages[-1]["content"])
+        sim = self._named(messages, role="user")
+        replies = [m for m in sim.messages[1:] if m["role"] == "assistant"]
+        done = sum(1 for m in messages[2:] if m["role"] == "assistant")
+        reply = replies[done]
+        calls = [{"name": c["name"], "arguments": c["arguments"]} for c in reply.get("tool_calls") or []]
+        return Reply(content=reply["content"], tool_calls=calls or None)
+
+    def _named(self, messages: list[dict[str, Any]], role: str) -> Any:
+        opening = next(m["content"] for m in messages if m["role"] == role)
+        return self.simulations[opening.removeprefix("simulation ")]
+
+
+KINDS = (
+    "gold",
+    "wrong_args",
+    "missing_write",
+    "repeated_write",
+    "reordered",
+    "hallucinated_tool",
+    "no_communicate",
+    "float_args",
+    "transfer",
+)
+
+
+def test_a_live_run_reproduces_the_official_rewards(
+    pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One learned simulation per airline task (kinds in turn), played live: each item's reward is
+    the official reward of the trajectory it replays."""
+    files = [p for p in results_files() if p.name.startswith("results_airline")]  # floats too
+    loaded = [s for path in files for s in load_results(unpack(path, tmp_path))]
+    sims = [s for s in loaded if s.termination_reason == "user_stop"]
+    available: dict[str, dict[str, Any]] = {}
+    for sim in sims:
+        kind = expected()[sim.simulation_id]["kind"]
+        if kind in KINDS:
+            available.setdefault(sim.task["id"], {})[kind] = sim
+    by_task: dict[str, Any] = {}
+    for task, offered in available.items():  # the kinds in turn, over the tasks
+        kinds = [k for k in KINDS if k in offered]
+        by_task[task] = offered[kinds[int(task) % len(kinds)]]
+    chosen = {s.simulation_id: s for s in by_task.values()}
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with ChatServer(ScriptedRun(chosen)) as server:
+        pytester.runpytest(
+            "--toolcall-model=agent",
+            "--toolcall-user-model=user",
+            f"--toolcall-base-url={server.base_url}",
+            "--toolcall-bench=tau2",
+            "--toolcall-tau2-domains=airline",
+            "--toolcall-cache=off",
+            "--toolcall-report=report.json",
+            "-k",
+            " or ".join(f"airline/{t}]" for t in by_task),
+        )
+        agent_requests = [r for r in server.requests if r.get("tools")]
+    samples = {s["task_id"]: s for s in report(pytester)["samples"]}
+    assert set(samples) == set(by_task)
+    for task, sim in by_task.items():
+        official = expected()[sim.simulation_id]
+        assert (samples[task]["reward"], samples[task]["reward_breakdown"]) == (
+            official["reward"],
+            official["breakdown"],
+        )
+    assert len({official["reward"] for official in (expected()[s] for s in chosen)}) == 2  # both outcomes
+    assert all(r["temperature"] == 0.0 and "max_tokens" not in r for r in agent_requests)
+
+
+def test_an_aborted_exchange_is_an_infrastructure_error(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tool arguments that are not JSON: the official runner retries and records
+    ``infrastructure_error``; here the item errors and the block counts it apart."""
+
+    def reply(body: dict[str, Any]) -> Reply:
+        if body.get("tools"):
+            return Reply(tool_calls=[{"name": "get_user_details", "arguments": "{not json"}])
+        return Reply(content="Hello, I need help.")
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with ChatServer(reply) as server:
+        result = pytester.runpytest(
+            "--toolcall-model=agent",
+            "--toolcall-user-model=user",
+            f"--toolcall-base-url={server.base_url}",
+            "--toolcall-bench=tau2",
+            "--toolcall-tau2-domains=airline",
+            "--toolcall-cache=off",
+            "--toolcall-report=report.json",
+            "-k",
+            "airline/0]",
+        )
+    result.assert_outcomes(errors=1)
+    assert "arguments are not JSON" in result.stdout.str()
+    airline = report(pytester)["metrics"]["tau2"]["categories"]["airline"]
+    assert airline["infra_errors"] == 1 and airline["tasks"] == 0 and airline["accuracy"] is None
+
+
+@pytest.mark.parametrize(
+    ("met", "reward", "outcome"), [(True, 1.0, "passed"), (False, 0.0, "failed"), (None, None, "passed")]
+)
+def test_nl_assertions_go_to_the_judge(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, met: bool | None, reward: float | None, outcome: str
+) -> None:
+    """Retail task 2 has an NL assertion: the judge (a real client against the local server) is sent
+    the official prompt and its JSON decides; with no judge the reward is not measured."""
+
+    def judge(body: dict[str, Any]) -> Reply:
+        assertions = ["Agent should tell the user that there are 10 t-shirt options available."]
+        results = [{"expectedOutcome": a, "reasoning": "r", "metExpectation": met} for a in assertions]
+        return Reply(content=json.dumps({"results": results}))
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with ChatServer(judge) as server:
+        judge_args = ["--toolcall-judge-model=judge", f"--toolcall-judge-base-url={server.base_url}"]
+        result = pytester.runpytest(
+            "--toolcall-model=oracle",
+            "--toolcall-bench=tau2",
+            "--toolcall-tau2-domains=retail",
+            "--toolcall-report=report.json",
+            "-k",
+            "retail/2]",
+            *(judge_args if met is not None else []),
+        )
+        prompts = [r["messages"] for r in server.requests]
+    sample = report(pytester)["samples"][0]
+    assert (sample["reward"], sample["outcome"]) == (reward, outcome)
+    assert sample["reward_breakdown"] == {"DB": 1.0, "NL_ASSERTION": None if met is None else reward}
+    if met is None:
+        assert prompts == [] and "1 reward(s) not measured" in result.stdout.str()
+    else:
+        assert len(prompts) == 1 and prompts[0][0]["content"].lstrip().startswith("TASK")
+        assert "expectedOutcomes:\n        ['Agent should tell the user" in prompts[0][1]["content"]

@@ -289,8 +289,8 @@ class Settings:
             ),
             shard=parse_shard(raw["shard"]),
             benchmark_items_only=items_only,
-            stream=_one_of("stream", raw["stream"], ("off", "on", "both")),
-            api=_one_of("api", raw["api"], ("chat", "responses")),
+            stream=_one_of("stream", _given(raw, "stream"), ("off", "on", "both")),
+            api=_one_of("api", _given(raw, "api"), ("chat", "responses")),
         )
 
 

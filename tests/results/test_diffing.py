@@ -70,4 +70,5 @@ def test_runs_of_other_data_are_refused_in_one_line(tmp_path: Path, capsys: pyte
     assert not (tmp_path / "d.html").exists()
     status = main(["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json")])
     err = capsys.readouterr().err
-    assert status == 2 and err.count("\n") == 1 and err.startswith(f"pytest-toolcall compare: {tmp_path / 'b.json'} is not")
+    assert status == 2 and err.count("\n") == 1
+    assert err.startswith(f"pytest-toolcall compare: {tmp_path / 'b.json'} is not")

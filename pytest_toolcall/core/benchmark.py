@@ -166,13 +166,6 @@ class Verdict:
     brief: str = ""
 
 
-#: Record fields a verdict may set that the HTML item view, ``diff`` and ``compare`` show for every
-#: benchmark (``docs/writing-a-benchmark.md#fields-that-explain``): the decoded calls
-#: (``[{"name", "arguments"}]``), the expected answer, and for a dialogue its ``transcript``, a list of
-#: messages ``{"role", "content"}`` (``tool_calls``, ``name`` where there are some), in order.
-EXPLAINING_FIELDS = ("tool_calls", "expected", "transcript")
-
-
 class _Replanning:
     """The ``Models`` of a plan made again after the run, only to read its requests: a plan that
     would ask a model (a dialogue's) cannot be re-made, so it gets none."""

@@ -130,14 +130,14 @@ def _per_correct(column: RunColumn) -> str:
 
 
 def compare_page(comparison: Comparison) -> str:
-    from pytest_toolcall.results.diff_html import _STYLE, _e, side_by_side
+    from pytest_toolcall.results.diff_html import STYLE, escape, side_by_side
     from pytest_toolcall.results.html import page
 
     runs = comparison.runs
-    head = "<tr><th>metric</th>" + "".join(f"<th>{_e(c.name)}<br>{_e(c.model)}</th>" for c in runs) + "</tr>"
+    head = "<tr><th>metric</th>" + "".join(f"<th>{escape(c.name)}<br>{escape(c.model)}</th>" for c in runs) + "</tr>"
     rows = [
-        f'<tr><td class="name">{_e(m)}</td>'
-        + "".join(f'<td class="num">{_e(cell_text(c.cells[m]))}</td>' for c in runs)
+        f'<tr><td class="name">{escape(m)}</td>'
+        + "".join(f'<td class="num">{escape(cell_text(c.cells[m]))}</td>' for c in runs)
         + "</tr>"
         for m in comparison.metrics
     ]
@@ -146,14 +146,14 @@ def compare_page(comparison: Comparison) -> str:
     )
     rows.append(
         '<tr><td class="name">per correct answer</td>'
-        + "".join(f'<td class="num">{_e(_per_correct(c))}</td>' for c in runs)
+        + "".join(f'<td class="num">{escape(_per_correct(c))}</td>' for c in runs)
         + "</tr>"
     )
     summary = f'<section id="metrics"><h2>Runs</h2><table class="changes" id="runs">{head}{"".join(rows)}</table>'
     summary += (
         "<p>p: the paired test against the first run (McNemar's exact test, or the sign-flip test).</p></section>"
     )
-    matrix_head = "<tr><th>unit</th>" + "".join(f"<th>{_e(c.name)}</th>" for c in runs) + "</tr>"
+    matrix_head = "<tr><th>unit</th>" + "".join(f"<th>{escape(c.name)}</th>" for c in runs) + "</tr>"
     matrix_rows = []
     for nodeid, row in comparison.matrix.items():
         cells = "".join(
@@ -161,7 +161,7 @@ def compare_page(comparison: Comparison) -> str:
         )
         answers = side_by_side([(c.name, comparison.samples[k].get(nodeid)) for k, c in enumerate(runs)])
         matrix_rows.append(
-            f'<tr class="unit" data-nodeid="{_e(nodeid)}"><td><details><summary>{_e(nodeid)}</summary>'
+            f'<tr class="unit" data-nodeid="{escape(nodeid)}"><td><details><summary>{escape(nodeid)}</summary>'
             f"{answers}</details></td>{cells}</tr>"
         )
     matrix = (
@@ -170,4 +170,4 @@ def compare_page(comparison: Comparison) -> str:
         f'<table class="matrix kv">{matrix_head}{"".join(matrix_rows)}</table></section>'
     )
     title = "pytest-toolcall compare — " + ", ".join(c.name for c in runs)
-    return page(title, _STYLE + summary + matrix, 'document.body.dataset.ready = "true";')
+    return page(title, STYLE + summary + matrix, 'document.body.dataset.ready = "true";')

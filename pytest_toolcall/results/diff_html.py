@@ -11,7 +11,7 @@ from typing import Any
 
 from pytest_toolcall.results.diffing import CHANGED, FIXED, REGRESSED, CallPair, RunDiff, align_calls, calls_of
 
-_STYLE = """<style>
+STYLE = """<style>
 .side { display: grid; grid-template-columns: repeat(var(--cols), minmax(0, 1fr)); gap: 12px; }
 .side > div { border: 1px solid var(--line); padding: 6px 8px; min-width: 0; }
 .side pre { white-space: pre-wrap; word-break: break-word; margin: 2px 0; }
@@ -42,8 +42,8 @@ def diff_page(diff: RunDiff, base_name: str, now_name: str, base_run: dict[str, 
 
     counts = diff.counts()
     head = (
-        f"<p>base: <b>{_e(base_name)}</b> ({_e(str(base_run.get('model')))}) — now: <b>{_e(now_name)}</b> "
-        f"({_e(str(now_run.get('model')))})</p>"
+        f"<p>base: <b>{escape(base_name)}</b> ({escape(str(base_run.get('model')))}) — now: <b>{escape(now_name)}</b> "
+        f"({escape(str(now_run.get('model')))})</p>"
         f'<p id="counts">{counts[REGRESSED]} regressed, {counts[FIXED]} fixed, {counts[CHANGED]} changed '
         f"with the same verdict; {len(diff.only_base)} only in base, {len(diff.only_now)} only now</p>"
         '<label>show <select id="f-status"><option value="">every change</option>'
@@ -51,13 +51,13 @@ def diff_page(diff: RunDiff, base_name: str, now_name: str, base_run: dict[str, 
         f'<option value="{CHANGED}">changed, same verdict</option></select></label>'
     )
     sections = [
-        f'<section class="change" data-status="{change.status}" data-nodeid="{_e(change.nodeid)}">'
-        f'<h3><span class="st-{change.status}">{change.status}</span> {_e(change.nodeid)}</h3>'
+        f'<section class="change" data-status="{change.status}" data-nodeid="{escape(change.nodeid)}">'
+        f'<h3><span class="st-{change.status}">{change.status}</span> {escape(change.nodeid)}</h3>'
         + side_by_side([(base_name, change.base), (now_name, change.now)])
         + "</section>"
         for change in diff.changes
     ]
-    body = _STYLE + head + "".join(sections)
+    body = STYLE + head + "".join(sections)
     return page(f"pytest-toolcall diff — {now_name} against {base_name}", body, _FILTER)
 
 
@@ -68,16 +68,16 @@ def side_by_side(answers: list[tuple[str, dict[str, Any] | None]]) -> str:
     columns = []
     for name, sample in answers:
         if sample is None:
-            columns.append(f"<div><h4>{_e(name)}</h4><p>not in this run</p></div>")
+            columns.append(f"<div><h4>{escape(name)}</h4><p>not in this run</p></div>")
             continue
-        outcome = _e(str(sample.get("outcome")))
-        parts = [f"<h4>{_e(name)}</h4>", f'<p class="outcome o-{outcome}">{outcome}</p>']
+        outcome = escape(str(sample.get("outcome")))
+        parts = [f"<h4>{escape(name)}</h4>", f'<p class="outcome o-{outcome}">{outcome}</p>']
         reason = sample.get("explanation") or sample.get("reason") or sample.get("error")
         if reason:
-            parts.append(f'<pre class="reason">{_e(str(reason))}</pre>')
+            parts.append(f'<pre class="reason">{escape(str(reason))}</pre>')
         output = sample.get("output")
         if output not in (None, "", []):
-            parts.append(f'<pre class="output">{_e(_pretty(output))}</pre>')
+            parts.append(f'<pre class="output">{escape(_pretty(output))}</pre>')
         pairs = align_calls(first, calls_of(sample))
         if pairs:
             parts.append(_calls_table(pairs))
@@ -96,15 +96,16 @@ def _calls_table(pairs: list[CallPair]) -> str:
         arguments = call.get("arguments")
         if isinstance(arguments, dict):
             cells = "".join(
-                f"<div{_MARK if key in pair.differing else ''}><b>{_e(str(key))}</b> = {_e(_pretty(value))}</div>"
+                f"<div{_MARK if key in pair.differing else ''}><b>{escape(str(key))}</b> = "
+                f"{escape(_pretty(value))}</div>"
                 for key, value in arguments.items()
             )
             missing = [k for k in pair.differing if k not in arguments and not k.startswith("(")]
-            cells += "".join(f'<div class="differs"><b>{_e(k)}</b> (not given)</div>' for k in missing)
+            cells += "".join(f'<div class="differs"><b>{escape(k)}</b> (not given)</div>' for k in missing)
         else:
-            cells = f"<div{_MARK if '(arguments)' in pair.differing else ''}>{_e(_pretty(arguments))}</div>"
+            cells = f"<div{_MARK if '(arguments)' in pair.differing else ''}>{escape(_pretty(arguments))}</div>"
         rows.append(
-            f'<tr class="call"><td class="num">{position}</td><td{name_class}>{_e(str(call.get("name")))}</td>'
+            f'<tr class="call"><td class="num">{position}</td><td{name_class}>{escape(str(call.get("name")))}</td>'
             f"<td>{cells}</td></tr>"
         )
     return '<table class="calls kv"><tr><th>#</th><th>call</th><th>arguments</th></tr>' + "".join(rows) + "</table>"
@@ -117,5 +118,5 @@ def _pretty(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1, default=str)
 
 
-def _e(text: str) -> str:
+def escape(text: str) -> str:
     return html.escape(text, quote=True)

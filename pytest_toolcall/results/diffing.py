@@ -49,7 +49,8 @@ def calls_of(sample: dict[str, Any]) -> list[dict[str, Any]]:
     for call in calls:
         if not isinstance(call, dict):
             continue
-        function = call.get("function") if isinstance(call.get("function"), dict) else call
+        inner = call.get("function")
+        function: dict[str, Any] = inner if isinstance(inner, dict) else call
         arguments = function.get("arguments")
         if isinstance(arguments, str):
             try:
@@ -115,8 +116,8 @@ class RunDiff:
 
 def diff_runs(base: list[dict[str, Any]], now: list[dict[str, Any]]) -> RunDiff:
     """Every unit of both runs whose verdict or answer changed, in the order of the current run."""
-    before = {s.get("nodeid"): s for s in base if isinstance(s.get("nodeid"), str)}
-    after = {s.get("nodeid"): s for s in now if isinstance(s.get("nodeid"), str)}
+    before = {str(s["nodeid"]): s for s in base if isinstance(s.get("nodeid"), str)}
+    after = {str(s["nodeid"]): s for s in now if isinstance(s.get("nodeid"), str)}
     changes = []
     for nodeid, sample in after.items():
         old = before.get(nodeid)

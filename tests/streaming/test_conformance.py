@@ -12,6 +12,9 @@ import pytest
 from tests.support.chat_server import ChatServer
 from tests.support.serving_contract import BREAKS, contract_model
 
+# Every test here runs pytest against the local server: the integration set, left out of the fast loop.
+pytestmark = pytest.mark.slow
+
 
 def conformance(pytester: pytest.Pytester, server: ChatServer, *args: str) -> dict[str, Any]:
     pytester.runpytest(

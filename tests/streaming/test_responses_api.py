@@ -51,6 +51,9 @@ def test_the_same_verdicts_as_chat_completions(pytester: pytest.Pytester, stream
 DIALOGUE = """
 import json
 
+# Every test here runs pytest against the local server: the integration set, left out of the fast loop.
+pytestmark = pytest.mark.slow
+
 WEATHER = [{"type": "function", "function": {"name": "get_weather",
             "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
 

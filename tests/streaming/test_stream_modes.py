@@ -18,6 +18,9 @@ from pytest_toolcall import assert_tool_calls
 from pytest_toolcall.core.types import ChatResponse
 from tests.support.chat_server import STREAM_BREAKS, ChatServer, Reply
 
+# Every test here runs pytest against the local server: the integration set, left out of the fast loop.
+pytestmark = pytest.mark.slow
+
 CITIES = ("Paris", "Rome", "Oslo", "Kyiv")
 HELLO = """  - id: hello
     prompt: "Say hello."

@@ -14,6 +14,9 @@ from pytest_toolcall.benchmarks.tau2.results_file import load_results
 from tests.support.chat_server import ChatServer, Reply
 from tests.tau2.official import domain_files, expected, results_files, unpack
 
+# Every test here runs pytest (most against the local server): the integration set.
+pytestmark = pytest.mark.slow
+
 
 def report(pytester: pytest.Pytester) -> dict[str, Any]:
     return json.loads((pytester.path / "report.json").read_text())

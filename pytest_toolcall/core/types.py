@@ -58,6 +58,8 @@ class ChatResponse:
     retries: int = 0
     #: Answered by the response store: nothing was sent this time.
     from_store: bool = False
+    #: When the store kept the answer (seconds since the epoch), for an answer from the store.
+    stored_at: float | None = None
 
 
 class RequestError(Exception):

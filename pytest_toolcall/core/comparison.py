@@ -292,7 +292,7 @@ def compare_f1(
     # discordant units move, which keeps each resample short.
     discordant = [(baseline[k], now[k]) for k in shared if baseline[k] != now[k]]
     p_value = None
-    if shared:
+    if observed is not None:  # there are shared units
         extreme = 0
         rng = random.Random(seed)
         for _ in range(resamples):

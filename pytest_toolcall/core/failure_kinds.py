@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 NO_CALL = "no_call"
@@ -21,6 +22,14 @@ TOOL_MARKUP_IN_TEXT = "tool_markup_in_text"
 #: Multi-step runs: the final text answer differs, or the step budget was spent before one came.
 WRONG_FINAL = "wrong_final"
 STEP_LIMIT = "step_limit"
+#: Reasoning, and neither text nor a tool call (a reasoning parser that swallowed the answer).
+REASONING_ONLY = "reasoning_only"
+#: The endpoint answered with another HTTP status than the case expects (``expect.status``).
+UNEXPECTED_STATUS = "unexpected_status"
+#: A streamed answer that broke a stream rule (``--toolcall-stream on|both``).
+STREAM_PROTOCOL = "stream_protocol"
+#: ``--toolcall-stream both``: the streamed answer differs from the plain one.
+STREAM_MISMATCH = "stream_mismatch"
 FAILURE_KINDS = (
     NO_CALL,
     UNEXPECTED_CALL,
@@ -35,6 +44,10 @@ FAILURE_KINDS = (
     TOOL_MARKUP_IN_TEXT,
     WRONG_FINAL,
     STEP_LIMIT,
+    REASONING_ONLY,
+    UNEXPECTED_STATUS,
+    STREAM_PROTOCOL,
+    STREAM_MISMATCH,
 )
 
 
@@ -56,7 +69,7 @@ def has_tool_markup(content: str | None, tool_names: list[str]) -> bool:
     return any(re.search(rf"\b{re.escape(name)}\s*\(", content) for name in tool_names)
 
 
-def failure_kind_counts(records: list[dict[str, Any]]) -> dict[str, int]:
+def failure_kind_counts(records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     """How often each failure kind occurs among failed records, most frequent first."""
     counts = Counter(r["failure_kind"] for r in records if r.get("failure_kind"))
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))

@@ -85,7 +85,7 @@ def _sorted_attempts(records: Iterable[Mapping[str, Any]]) -> dict[str, list[flo
     return dict(sorted(attempt_scores(identified(records)).items()))
 
 
-def category_fields(records: list[Mapping[str, Any]]) -> dict[str, Any]:
+def category_fields(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The interval of the accuracy over these records, and the repeat statistics under repeats."""
     if not repeated(records):
         # Each unit once: Wilson on passed/n, counted straight from the records (a 100,000-line file
@@ -105,7 +105,7 @@ def category_fields(records: list[Mapping[str, Any]]) -> dict[str, Any]:
     return fields
 
 
-def repeat_fields(records: list[Mapping[str, Any]]) -> dict[str, Any]:
+def repeat_fields(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """A block's ``pass_hat_k`` and ``flaky`` (node ids without the attempt) under repeats, else {}."""
     if not repeated(records):
         return {}

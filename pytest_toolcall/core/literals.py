@@ -21,10 +21,12 @@ interpreter does a bounded amount of work and builds bounded values.
   than 0, 1, -1), shifts above :data:`MAX_SHIFT`, a repetition giving more than :data:`MAX_REPEAT`
   items, format widths above :data:`MAX_FORMAT_WIDTH`.
 
-An expression beyond a cap raises :class:`TooLarge` (a :class:`LiteralError`) before the work is
-done. That is where our result differs from the official ``eval``: there, the same expression takes
-minutes or exhausts memory (``10**10**10``, ``[[0]*100000]*100000`` printed or compared), or—for the
-ACEBench caps—builds a value no dataset answer comes near.
+The work beyond a cap is never done: the evaluation goes on with a small stand-in (see
+:class:`Interpreter`) and :func:`evaluate` then raises :class:`TooLarge` (a :class:`LiteralError`), as
+it does for an expression nested more deeply than the interpreter's recursion allows. That is where
+our result differs from the official ``eval``: there, the same expression takes minutes or exhausts
+memory (``10**10**10``, ``[[0]*100000]*100000`` printed or compared), or—for the ACEBench caps and
+the nesting—gives a value no dataset answer comes near.
 """
 
 from __future__ import annotations

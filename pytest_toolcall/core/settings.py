@@ -126,6 +126,19 @@ OPTIONS = (
         metavar="USD",
     ),
     Option(
+        "stream",
+        "off: plain requests; on: every request streamed (answers reassembled from the deltas, stream rules "
+        "checked); both: asked both ways, official numbers from the plain answers, streamed ones compared",
+        default="off",
+        metavar="off|on|both",
+    ),
+    Option(
+        "api",
+        "the wire format: chat (Chat Completions) or responses (the Responses API)",
+        default="chat",
+        metavar="chat|responses",
+    ),
+    Option(
         "shard", "run only shard K of N (1-based): a deterministic subset balanced by cost", ini=False, metavar="K/N"
     ),
 )
@@ -196,9 +209,13 @@ class Settings:
     #: ``--toolcall-cache-max-age`` in seconds, or None (any age).
     cache_max_age: float | None = None
     #: ``--toolcall-model`` typed on the command line with no path argument, in a folder whose ini file
-    #: does not configure the plugin: the run collects only the benchmark items, whatever the ini
-    #: file's testpaths.
+    #: does not configure the plugin: the run collects only the benchmark items (docs/contract.md,
+    #: "Activation and collection"), whatever the ini file's testpaths.
     benchmark_items_only: bool = False
+    #: ``--toolcall-stream``: off, on or both.
+    stream: str = "off"
+    #: ``--toolcall-api``: chat or responses.
+    api: str = "chat"
 
     def option(self, name: str) -> str | None:
         """The resolved text of an option (``"lang"`` for ``--toolcall-lang``)."""
@@ -254,7 +271,7 @@ class Settings:
         return cls(
             model=raw["model"],
             base_url=_base_url(raw["base-url"]),
-            api_key_env=raw["api-key-env"],
+            api_key_env=_given(raw, "api-key-env"),
             benches=benches,
             limit=parse_number("limit", raw["limit"], int, minimum=1),
             concurrency=parse_number("concurrency", raw["concurrency"], int, minimum=1, maximum=MAX_CONCURRENCY),
@@ -264,7 +281,9 @@ class Settings:
             max_tokens=parse_number("max-tokens", raw["max-tokens"], int, minimum=1, none="none"),
             extra_body=_json_object("extra-body", raw["extra-body"]),
             cache=Path(raw["cache"]).expanduser() if raw["cache"] and raw["cache"] != "off" else None,
-            cache_mode="off" if raw["cache"] == "off" else parse_choices("cache-mode", raw["cache-mode"], MODES)[0],
+            cache_mode="off"
+            if raw["cache"] == "off"
+            else parse_choices("cache-mode", _given(raw, "cache-mode"), MODES)[0],
             report=Path(raw["report"]) if raw["report"] else None,
             html=Path(raw["html"]) if raw["html"] else None,
             fail_under=raw["fail-under"] or None,
@@ -272,17 +291,19 @@ class Settings:
             repeat=parse_number("repeat", raw["repeat"], int, minimum=1, maximum=MAX_REPEAT),
             baseline=Path(raw["baseline"]).expanduser() if raw["baseline"] else None,
             fail_on_regression=_alpha(raw["fail-on-regression"]),
-            gate_on=parse_choices("gate-on", raw["gate-on"], ("point", "lower"))[0],
-            gate_value=parse_choices("gate-value", raw["gate-value"], ("strict", "measured"))[0],
+            gate_on=parse_choices("gate-on", _given(raw, "gate-on"), ("point", "lower"))[0],
+            gate_value=parse_choices("gate-value", _given(raw, "gate-value"), ("strict", "measured"))[0],
             price=_price(raw["price"]),
             budget=_budget(raw["budget"], raw["price"]),
             raw=raw,
             other_models=tuple(
-                raw[o.name] for owner, o in options if o.names_model and owner in benches and raw[o.name]
+                name for owner, o in options if o.names_model and owner in benches and (name := raw[o.name])
             ),
             shard=parse_shard(raw["shard"]),
             cache_max_age=parse_duration("cache-max-age", raw["cache-max-age"]),
             benchmark_items_only=items_only,
+            stream=_one_of("stream", _given(raw, "stream"), ("off", "on", "both")),
+            api=_one_of("api", _given(raw, "api"), ("chat", "responses")),
         )
 
 
@@ -330,6 +351,14 @@ def _raw(config: pytest.Config, option: Option, namespace: Any = None) -> Any:
     return option.default if value is None else value
 
 
+def _given(raw: Mapping[str, str | None], name: str) -> str:
+    """The text of an option that has a default (only a report's options could still leave it out)."""
+    value = raw[name]
+    if value is None:
+        raise usage_error(name, "needs a value")
+    return value
+
+
 #: Bounds of counts that multiply work: a typo (``--toolcall-repeat=100000000``) is a usage error at
 #: once, not a run that sits silent building a hundred million items.
 MAX_REPEAT = 1000
@@ -347,6 +376,13 @@ def parse_choices(name: str, value: str, allowed: tuple[str, ...]) -> tuple[str,
     if unknown or not chosen:
         raise usage_error(name, f"unknown value {', '.join(unknown) or repr(value)}; choose from {', '.join(allowed)}")
     return chosen
+
+
+def _one_of(name: str, value: str, allowed: tuple[str, ...]) -> str:
+    chosen = parse_choices(name, value, allowed)
+    if len(chosen) > 1:
+        raise usage_error(name, f"one value, not {value!r}; choose from {', '.join(allowed)}")
+    return chosen[0]
 
 
 def parse_number(

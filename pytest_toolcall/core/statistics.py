@@ -43,14 +43,18 @@ import math
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-#: The normal quantile of a two-sided 95 % interval, as the design fixes it.
+if TYPE_CHECKING:
+    from _typeshed import SupportsRichComparison
+
+#: The normal quantile of a two-sided 95 % interval (docs/contract.md, "Intervals").
 Z95 = 1.96
 #: Bootstrap resamples unless told otherwise.
 RESAMPLES = 2000
 
-U = TypeVar("U")
+#: A unit value: orderable, so that each stratum is sorted before it is resampled.
+U = TypeVar("U", bound="SupportsRichComparison")
 #: A bootstrap statistic: resampled unit values per stratum → a number, or None where undefined.
 Statistic = Callable[[dict[str, list[Any]]], float | None]
 

@@ -353,6 +353,7 @@ def merge_stores(sources: list[Path], target: Path) -> int:
     try:
         with store._lock:
             db = store._db
+            assert db is not None, "a writable store is open once made (or its making raised)"
             for number, source in enumerate(sources):
                 db.execute(f"ATTACH DATABASE ? AS source{number}", (str(source),))
                 try:

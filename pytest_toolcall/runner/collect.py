@@ -157,7 +157,7 @@ class BenchmarkFile(pytest.File):
         if loaded.problems:
             raise self.CollectError("\n".join(message for _, message in loaded.problems))
         function = items.test_function(self.benchmark, catalog.benchmarks[self.benchmark], self.config)
-        collected = []
+        collected: list[pytest.Item] = []
         register_markers(self.config, catalog, loaded.units, f"a tag in {self.nodeid}")
         for unit in loaded.units:
             catalog.file_units[unit.nodeid] = unit

@@ -17,7 +17,7 @@ from pytest_toolcall.core.benchmark import Unit
 from pytest_toolcall.runner import compat
 
 
-class VerdictFailure(pytest.fail.Exception):  # type: ignore[misc,name-defined]
+class VerdictFailure(pytest.fail.Exception):  # type: ignore[name-defined]
     """The scorer's verdict failed the item. A unit whose reference answer is known to fail is an
     expected failure of exactly this, never of a request that got no answer (still an error)."""
 

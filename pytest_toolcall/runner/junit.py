@@ -27,7 +27,7 @@ class JUnit:
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
         record = item.stash.get(RECORD, None)
         if record is not None and call.when == "teardown":
-            item.user_properties.extend(report.testcase_properties(record))  # type: ignore[arg-type]
+            item.user_properties.extend(report.testcase_properties(record))
         rep = yield
         unit = collect.unit_of(item) if record is not None and collect.TEST_UNIT not in item.stash else None
         if unit is not None:  # on every phase's report: JUnit opens the testcase with the first

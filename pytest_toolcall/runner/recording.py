@@ -58,7 +58,7 @@ class ItemProtocol:
             # An ordinary test counted in a benchmark: its verdict is what its call raised.
             error = call.excinfo.value if call.excinfo is not None else None
             verdict = self.run.catalog.benchmarks[test_unit.benchmark].score(test_unit, error)
-            record.update(verdict.fields)  # type: ignore[typeddict-item]
+            record.update(verdict.fields)
             record["score"] = 1.0 if verdict.passed else 0.0
         rep = yield
         unit = collect.unit_of(item) if test_unit is None else None

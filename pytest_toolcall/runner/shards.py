@@ -73,7 +73,7 @@ def weights(items: list[pytest.Item], benchmarks: Mapping[str, Benchmark]) -> di
     for item in sorted(items, key=lambda item: item.nodeid):  # sorted: the same sums everywhere
         unit = getattr(getattr(item, "callspec", None), "params", {}).get("toolcall_unit")
         benchmark = benchmarks.get(unit.benchmark) if isinstance(unit, Unit) else None
-        cost = float(benchmark.expected_cost(unit)) if benchmark is not None else 1.0
+        cost = float(benchmark.expected_cost(unit)) if benchmark is not None and unit else 1.0
         key = group_key(item.nodeid)
         groups[key] = groups.get(key, 0.0) + cost
     return groups
@@ -99,7 +99,8 @@ def cut(
     """(kept, deselected, plan digest) of shard ``shard`` = (K, N)."""
     index, count = shard
     assignment = assign(weights(items, benchmarks), count)
-    kept, dropped = [], []
+    kept: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
     for item in items:
         (kept if assignment[group_key(item.nodeid)] == index else dropped).append(item)
     plan = digest(f"{assignment[key]}\t{key}" for key in sorted(assignment))

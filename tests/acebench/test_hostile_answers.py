@@ -45,6 +45,7 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
 
+@pytest.mark.slow
 def test_all_of_them_fit_in_a_few_hundred_mb() -> None:
     # A fresh process decodes every hostile answer; its peak memory is the measure (kB on Linux). The
     # timeout only guards against a hang.

@@ -45,6 +45,7 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
 
+@pytest.mark.slow
 def test_all_replies_fit_in_a_few_hundred_mb() -> None:
     # A fresh process decodes them all; its peak memory (kB on Linux) is the measure, the timeout
     # only a hang guard.

@@ -1,5 +1,5 @@
 """Case files and Python tests as pytest collects them: node ids, markers, the selection rules of
-DESIGN "Activation and collection", the ini option, broken files, and the plugin left inert."""
+docs/contract.md "Activation and collection", the ini option, broken files, and the plugin left inert."""
 
 from __future__ import annotations
 

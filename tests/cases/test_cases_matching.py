@@ -1,5 +1,5 @@
-"""The rules of a case, one by one: each answer's verdict is written by hand from the rules of DESIGN
-("User cases", "Failure kinds")."""
+"""The rules of a case, one by one: each answer's verdict is written by hand from the rules of the case
+format (pytest_toolcall/benchmarks/cases/README.md) and the failure kinds (docs/contract.md)."""
 
 from __future__ import annotations
 

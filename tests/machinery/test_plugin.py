@@ -92,8 +92,8 @@ def test_collects_from_an_empty_directory_only_the_benchmark(pytester: pytest.Py
 
 @pytest.mark.slow
 def test_collects_given_paths_too(pytester: pytest.Pytester, oracle_args: list[str]) -> None:
-    # With a path, a benchmark joins only when --toolcall-bench names it (DESIGN "Activation and
-    # collection"; before the cases issue the default benchmark joined too).
+    # With a path, a benchmark joins only when --toolcall-bench names it (docs/contract.md, "Activation
+    # and collection"; before the cases issue the default benchmark joined too).
     pytester.makepyfile(test_other="def test_other():\n    assert True\n")
     result = run(pytester, *oracle_args, "--toolcall-limit=1", "test_other.py", "-q")
     result.assert_outcomes(passed=1)

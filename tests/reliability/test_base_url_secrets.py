@@ -50,6 +50,7 @@ def server() -> Iterator[ChatServer]:
         yield srv
 
 
+@pytest.mark.slow
 def test_query_is_sent_and_no_credential_is_kept(
     pytester: pytest.Pytester, server: ChatServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -139,6 +139,7 @@ def run(pytester: pytest.Pytester, server: ChatServer, monkeypatch: pytest.Monke
     )
 
 
+@pytest.mark.slow
 def test_model_text_is_inert_in_every_output(run: pytest.RunResult, pytester: pytest.Pytester) -> None:
     samples = {s["id"]: s for s in load_report(pytester.path / "report.json")["samples"]}
     # Every hostile answer was scored (a failure) or, the refused request, an error; none crashed.
@@ -168,6 +169,7 @@ def test_model_text_is_inert_in_every_output(run: pytest.RunResult, pytester: py
     assert junit.count("extra call") < 4 * MESSAGE_LINES
 
 
+@pytest.mark.slow
 def test_echoed_key_is_in_no_artefact(run: pytest.RunResult, pytester: pytest.Pytester) -> None:
     samples = {s["id"]: s for s in load_report(pytester.path / "report.json")["samples"]}
     assert samples["echoed_key"]["outcome"] == "failed"  # scored, with the key masked in its answer

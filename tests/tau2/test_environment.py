@@ -53,6 +53,7 @@ def test_answers_and_errors() -> None:
     assert to_json_str(5) == '"5"' and to_json_str("text") == "text" and to_json_str([1.5]) == '["1.5"]'
 
 
+@pytest.mark.slow
 def test_state_comparison_is_the_official_hash() -> None:
     """``same_state`` (entries that were looked up) decides as the full hash of the database."""
     a, b = Environment("airline"), Environment("airline")

@@ -307,7 +307,7 @@ class ACEBench(Benchmark):
 
     def restore_aggregate_context(self, context: dict[str, Any]) -> None:
         sizes = context.get("sizes", {})
-        self.sizes = {tuple(key.split("/", 1)): int(size) for key, size in sizes.items()}  # type: ignore[misc]
+        self.sizes = {tuple(key.split("/", 1)): int(size) for key, size in sizes.items()}
 
     def summary(self, name: str, block: dict[str, Any]) -> list[str]:
         from pytest_toolcall.benchmarks.acebench.summary import acebench_table

@@ -19,7 +19,7 @@ import re
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from pytest_toolcall.core import literals
 from pytest_toolcall.core.text import clip
@@ -163,7 +163,7 @@ def _value(node: ast.AST, agent: bool = False) -> Any:
     raise DecodeError(f"unsupported value {_source(node)!r}")
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float | complex]:
     return isinstance(value, (int, float, complex))  # bool is an int
 
 

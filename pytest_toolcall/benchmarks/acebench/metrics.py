@@ -47,18 +47,19 @@ def _language(
     accuracy = {c: m["accuracy"] for c, m in categories.items() if m["accuracy"] is not None}
     official_accuracy = {c: m.get("accuracy_official", m["accuracy"]) for c, m in categories.items() if c in accuracy}
     groups = {g: _mean([accuracy[c] for c in members if c in accuracy]) for g, members in GROUPS.items()}
-    official_groups: dict[str, float | None] = {
-        g: round(sum(official_accuracy.get(c, 0.0) for c in members) / len(members), 3) if accuracy else None
-        for g, members in GROUPS.items()
-    }
-    official = (
-        round(sum(w * official_groups[g] for g, w in OVERALL_WEIGHTS.items()), 3)  # type: ignore[operator]
-        if accuracy
-        else None
-    )
-    evaluated = {g: w for g, w in OVERALL_WEIGHTS.items() if groups[g] is not None}
+    official_groups: dict[str, float | None] = dict.fromkeys(GROUPS)
+    official: float | None = None
+    if accuracy:
+        rounded = {
+            g: round(sum(official_accuracy.get(c, 0.0) for c in members) / len(members), 3)
+            for g, members in GROUPS.items()
+        }
+        official_groups.update(rounded)
+        official = round(sum(w * rounded[g] for g, w in OVERALL_WEIGHTS.items()), 3)
+    # (weight, value) of the groups that measured something, in the weights' order.
+    evaluated = {g: (w, value) for g, w in OVERALL_WEIGHTS.items() if (value := groups[g]) is not None}
     renormalised = (
-        sum(w * groups[g] for g, w in evaluated.items()) / sum(evaluated.values()) if evaluated else None  # type: ignore[operator]
+        sum(w * value for w, value in evaluated.values()) / sum(w for w, _ in evaluated.values()) if evaluated else None
     )
     missing = [c for c in CATEGORIES if c not in categories]
     short = [c for c, m in categories.items() if m["n"] < sizes.get((lang, c), m["n"])]

@@ -23,8 +23,9 @@ type), the verdict is invalid with error type ``checker_error``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from pytest_toolcall.benchmarks.bfcl.data import BfclSample, is_relevance_category, language_of
 from pytest_toolcall.benchmarks.bfcl.decode import (
@@ -93,25 +94,26 @@ def _type_check(param: str, value: Any, options: list[Any], declared: str, expec
     """(valid, is_variable, error_type, message), following the official one-level type check."""
     answer_type = _expected_type_of(options)
     is_variable = answer_type is not None and answer_type != expected
-    nested_failed = False
+    nested_failed: type | None = None  # the element type that some element did not have
     if type(value) is expected:
         if inner is None:
             return True, is_variable, None, ""
         for option in options:
             ok = True
             if type(option) is list:
-                for item in value:
+                for item in cast("Iterable[Any]", value):  # a list: ``type(value) is`` narrows it to object
                     if not _type_check(param, item, option, str(inner), inner, None)[0]:
                         ok = False
                         break
             if ok:
                 return True, is_variable, None, ""
-        nested_failed = True
+        nested_failed = inner
     if answer_type is not None and type(value) is answer_type:
         # Looks like the possible answer's own type: a variable name or the like. A failed nested check
         # still reports its error here, as officially.
-        if nested_failed:
-            return False, True, "type_error:nested", f"{param!r}: elements of {value!r} are not all {inner.__name__}"
+        if nested_failed is not None:
+            message = f"{param!r}: elements of {value!r} are not all {nested_failed.__name__}"
+            return False, True, "type_error:nested", message
         return True, True, None, ""
     message = f"{param!r}: expected type {declared}, got {type(value).__name__} ({value!r})"
     return False, is_variable, "type_error:simple", message
@@ -140,22 +142,23 @@ def _check_dict(param: str, value: dict[str, Any], options: list[Any]) -> None:
     for option in options:
         if option == "":
             continue
-        failure = None
+        problem: _Fail | None = None
         for key, item in value.items():
             if key not in option:
-                failure = _Fail("value_error:dict_key", f"{param!r}: unexpected key {key!r}")
+                problem = _Fail("value_error:dict_key", f"{param!r}: unexpected key {key!r}")
                 break
             got = normalise_text(item) if type(item) is str else item
             wanted = [normalise_text(v) if type(v) is str else v for v in option[key]]
             if got not in wanted:
-                failure = _Fail("value_error:dict_value", f"{param!r}: key {key!r} has {item!r}, expected {wanted!r}")
+                problem = _Fail("value_error:dict_value", f"{param!r}: key {key!r} has {item!r}, expected {wanted!r}")
                 break
         for key, allowed in option.items():
             if key not in value and "" not in allowed:
-                failure = _Fail("value_error:dict_key", f"{param!r}: missing key {key!r}")
+                problem = _Fail("value_error:dict_key", f"{param!r}: missing key {key!r}")
                 break
-        if failure is None:
+        if problem is None:
             return
+        failure = problem
     raise failure
 
 

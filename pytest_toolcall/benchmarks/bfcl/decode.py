@@ -89,8 +89,9 @@ def _argument_value(node: ast.AST, refused: list[str]) -> Any:
         operand = node.operand
         if not isinstance(operand, ast.Constant):
             raise DecodeError(f"unsupported unary operand in {ast.unparse(node)}")
+        value: Any = operand.value  # whatever the constant is: only negating it tells
         try:
-            return -operand.value
+            return -value
         except TypeError as exc:
             raise DecodeError(f"cannot negate {operand.value!r}") from exc
     if isinstance(node, ast.List):

@@ -126,9 +126,9 @@ def summary_scores(
     agentic = Score(None, 0.0, True)  # web search and memory are not part of this plugin
     groups = {"non_live": non_live, "live": live, "irrelevance": irrelevance, "multi_turn": multi, "agentic": agentic}
     official = sum(OVERALL_WEIGHTS[name] * groups[name].official for name in groups) / sum(OVERALL_WEIGHTS.values())
-    run = {name: score for name, score in groups.items() if score.value is not None}
+    run = {name: score.value for name, score in groups.items() if score.value is not None}
     run_weight = sum(OVERALL_WEIGHTS[name] for name in run)
-    value = sum(OVERALL_WEIGHTS[name] * score.value for name, score in run.items()) / run_weight if run else None
+    value = sum(OVERALL_WEIGHTS[name] * measured for name, measured in run.items()) / run_weight if run else None
     # Agentic (40 % of the official overall) is outside this plugin by design: it counts 0 in
     # ``official`` and leaves the renormalised value always partial, since that value never covers
     # what the leaderboard's overall covers.

@@ -37,7 +37,12 @@ ERROR_PREFIX = "Error during execution: "
 _REFUSED_NAMES = frozenset({"kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"})
 # A name directly followed by "(" (the official rewrite pattern).
 _CALLED_NAME = re.compile(r"\b([a-zA-Z_]\w*)\s*(?=\()")
-_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_, ast.Invert: operator.invert}
+_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+    ast.Not: operator.not_,
+    ast.Invert: operator.invert,
+}
 
 
 class UnsupportedExpression(Exception):
@@ -149,12 +154,11 @@ class MultiTurnExecutor:
         if isinstance(node, ast.Set):
             return set([self._evaluate(item) for item in self._plain(node.elts)])
         if isinstance(node, ast.Dict):
-            if any(key is None for key in node.keys):
+            keys = [key for key in node.keys if key is not None]  # None: a ``**mapping``
+            if len(keys) < len(node.keys):
                 raise UnsupportedExpression(f"unsupported expression: {ast.unparse(node)}")
             # Key, then value, pair after pair: Python's evaluation order.
-            pairs = [
-                (self._evaluate(key), self._evaluate(value)) for key, value in zip(node.keys, node.values, strict=True)
-            ]  # type: ignore[arg-type]
+            pairs = [(self._evaluate(key), self._evaluate(value)) for key, value in zip(keys, node.values, strict=True)]
             return dict(pairs)
         if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
             return _UNARY[type(node.op)](self._evaluate(node.operand))

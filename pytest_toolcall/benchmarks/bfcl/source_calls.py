@@ -19,10 +19,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+# Typed as Any: which calls exist depends on the installed bindings' version (see _make_parser).
+_ts: Any
 try:  # optional: the official parser library
-    import tree_sitter as _ts  # type: ignore[import-not-found]
-    import tree_sitter_java as _ts_java  # type: ignore[import-not-found]
-    import tree_sitter_javascript as _ts_js  # type: ignore[import-not-found]
+    import tree_sitter as _ts
+    import tree_sitter_java as _ts_java
+    import tree_sitter_javascript as _ts_js
 except ImportError:  # pragma: no cover - depends on the environment
     _ts = None
 
@@ -38,7 +40,8 @@ def _make_parser(module: Any, name: str) -> Any:
     return parser
 
 
-_JAVA_PARSER = _JS_PARSER = None
+_JAVA_PARSER: Any = None
+_JS_PARSER: Any = None
 if _ts is not None:
     try:
         _JAVA_PARSER = _make_parser(_ts_java, "java")

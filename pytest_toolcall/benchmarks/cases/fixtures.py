@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
@@ -12,6 +12,9 @@ from pytest_toolcall.core.types import Model
 from pytest_toolcall.results.records import RECORD, new_record
 from pytest_toolcall.runner.collect import CATALOG, TEST_UNIT
 
+if TYPE_CHECKING:
+    from pytest_toolcall.benchmarks.cases.benchmark import Cases
+
 
 @pytest.fixture
 def toolcall_chat(request: pytest.FixtureRequest, toolcall_model: Model, toolcall_settings: Settings) -> Iterator[Any]:
@@ -19,7 +22,7 @@ def toolcall_chat(request: pytest.FixtureRequest, toolcall_model: Model, toolcal
     under test (through the response store and the run's concurrency). The test is counted in the
     ``cases`` block like a case: file = its module, tags = its markers, its verdict = what it raised
     (the failure kind of a failed ``assert_tool_calls``)."""
-    cases = request.config.stash[CATALOG].benchmarks["cases"]
+    cases = cast("Cases", request.config.stash[CATALOG].benchmarks["cases"])  # the entry point's class
     unit = cases.test_unit(request.node)
     request.node.stash[RECORD] = new_record(unit)
     request.node.stash[TEST_UNIT] = unit

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from pytest_toolcall.benchmarks.cases.mcp_servers import ServerPool
 
 SUFFIXES = (".toolcall.yaml", ".toolcall.yml", ".toolcall.jsonl")
-EXPECT_KINDS = ("no_call", "should_call_tool", "calls", "any_of")
+EXPECT_KINDS = ("no_call", "should_call_tool", "calls", "any_of", "status")
 MATCHER_SHAPES = "{$regex: string}, {$one_of: [values]}, {$approx: number, $tol: number} or {$any: true}"
 
 
@@ -524,12 +524,14 @@ def _describe(error: jsonschema.ValidationError) -> str:
     path = list(error.absolute_path)
     where = _where(path)
     instance = error.instance
+    schema: Any = error.schema  # the format's own schema: a mapping (jsonschema types it loosely)
     if error.validator == "additionalProperties" and isinstance(instance, dict):
-        allowed = sorted((error.schema.get("properties") or {}).keys())
+        allowed = sorted((schema.get("properties") or {}).keys())
         unknown = sorted(k for k in instance if k not in allowed)
         return f"{where}unknown key {', '.join(map(repr, unknown))} (allowed: {', '.join(allowed)})"
     if error.validator == "oneOf" and isinstance(instance, dict):
-        if {"required": ["no_call"]} in error.validator_value:  # the oneOf of an expectation
+        alternatives: Any = error.validator_value  # oneOf's value: a list of schemas
+        if {"required": ["no_call"]} in alternatives:  # the oneOf of an expectation
             present = [k for k in EXPECT_KINDS if k in instance]
             found = f"found {', '.join(present)}" if present else "found none"
             return f"{where}expect needs exactly one of {', '.join(EXPECT_KINDS)} ({found})"
@@ -551,7 +553,7 @@ def _enclosing_matcher_error(error: jsonschema.ValidationError) -> jsonschema.Va
     as a whole (which shape was meant is a guess)."""
     if error.validator == "format":  # a regex that does not compile: the matcher's shape is right
         return None
-    current: jsonschema.ValidationError | None = error
+    current: Any = error  # a ValidationError, or None above the root (``parent`` is typed loosely)
     while current is not None:
         if current.validator == "oneOf" and "arguments" in current.absolute_path and isinstance(current.instance, dict):
             return current

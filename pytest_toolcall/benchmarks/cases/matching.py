@@ -7,7 +7,7 @@ maximum bipartite matching, never greedily: with two calls to the same tool, the
 must not take the answer's call that only the second one accepts. What is left unmatched is then
 paired by tool name, only to explain what differed argument by argument.
 
-The verdict names one failure kind (DESIGN "Failure kinds"); a failing answer cut by the token limit
+The verdict names one failure kind (docs/contract.md, "Failure kinds"); a failing answer cut by the token limit
 is ``truncated`` and one whose missing calls were written into the text is ``tool_markup_in_text``,
 because these say more about what to fix than the kind underneath (kept in the message).
 """
@@ -88,6 +88,10 @@ def judge(
     declarations (unknown tool, schema); the arguments must still be a JSON object."""
     invalid = [report for call in calls if (report := _validity(call, tools)) is not None]
     outcome = _judge(expect, calls, invalid)
+    limit = expect.get("max_calls")
+    if outcome.kind is None and limit is not None and len(calls) > limit:
+        names = ", ".join(c.name for c in calls)
+        outcome = _Outcome(EXTRA_CALL, [f"{len(calls)} tool calls ({names}), at most {limit} expected (max_calls)"])
     if outcome.kind is None:
         return CaseVerdict(True, None, "", tuple(CallReport(c.position, c.name, None) for c in calls))
     kind = outcome.kind

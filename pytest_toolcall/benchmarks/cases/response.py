@@ -8,11 +8,14 @@ verdict is always computed from the raw string, the way K2-Vendor-Verifier valid
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pytest_toolcall.benchmarks.cases.format import Case
-from pytest_toolcall.benchmarks.cases.matching import AnswerCall, CaseVerdict, judge, parse_call
+from pytest_toolcall.benchmarks.cases.matching import AnswerCall, CaseVerdict, describe_answer, judge, parse_call
+from pytest_toolcall.core.failure_kinds import REASONING_ONLY, UNEXPECTED_STATUS
+from pytest_toolcall.core.text import clip
 from pytest_toolcall.core.types import ChatResponse
 
 
@@ -61,6 +64,9 @@ class OracleResponse(ToolCallResponse):
     ``assert_tool_calls`` (or ``check_tool_calls``) it meets, as the oracle's answer to that ``expect``.
     Read before any assertion, it is settled as a text answer (the oracle's answer to ``no_call``)."""
 
+    _tools: list[dict[str, Any]] | None
+    _settled: ToolCallResponse | None
+
     def __init__(self, tools: list[dict[str, Any]] | None) -> None:  # no dataclass __init__: fields are read lazily
         object.__setattr__(self, "_tools", tools)
         object.__setattr__(self, "_settled", None)
@@ -84,17 +90,18 @@ class OracleResponse(ToolCallResponse):
     def _answer(self) -> ToolCallResponse:
         if self._settled is None:
             self.settle({"no_call": True}, None)
+        assert self._settled is not None  # settled now, whatever the expectation
         return self._settled
 
-    @property  # type: ignore[override]
+    @property
     def content(self) -> str | None:
         return self._answer().content
 
-    @property  # type: ignore[override]
+    @property
     def tool_calls(self) -> tuple[ToolCall, ...]:
         return self._answer().tool_calls
 
-    @property  # type: ignore[override]
+    @property
     def finish_reason(self) -> str | None:
         return self._answer().finish_reason
 
@@ -118,7 +125,8 @@ def _json_text(value: Any) -> str:
 def answer_calls(response: ChatResponse | ToolCallResponse) -> list[AnswerCall]:
     """The calls of either response shape, parsed for the matcher."""
     calls: list[AnswerCall] = []
-    for position, call in enumerate(response.tool_calls, start=1):
+    tool_calls: Sequence[ToolCall | dict[str, Any]] = response.tool_calls
+    for position, call in enumerate(tool_calls, start=1):
         if isinstance(call, ToolCall):
             calls.append(parse_call(position, call.name, call.raw_arguments))
         else:
@@ -129,8 +137,32 @@ def answer_calls(response: ChatResponse | ToolCallResponse) -> list[AnswerCall]:
 def judge_response(
     response: ChatResponse | ToolCallResponse, expect: dict[str, Any], tools: list[dict[str, Any]] | None
 ) -> CaseVerdict:
-    """The verdict of an answer against an expectation (assumed valid: see ``format.expect_problem``)."""
-    return judge(expect, answer_calls(response), response.content, response.finish_reason, tools)
+    """The verdict of an answer against an expectation (assumed valid: see ``format.expect_problem``).
+
+    Two rules come before the calls: ``expect.status`` wants the request refused with that HTTP status
+    (an answer is the failure ``unexpected_status``); and an answer that is reasoning alone, with
+    neither text nor a tool call, fails as ``reasoning_only`` whatever was expected."""
+    status = getattr(response, "status", 200)
+    wanted = expect.get("status")
+    if wanted is not None or status != 200:
+        if status == wanted:
+            return CaseVerdict(True, None, "")
+        said = (
+            f"HTTP {status}: {clip(response.content)}"
+            if status != 200
+            else describe_answer(answer_calls(response), response.content)
+        )
+        expected = f"HTTP {wanted}" if wanted is not None else "an answer"
+        return CaseVerdict(False, UNEXPECTED_STATUS, f"{UNEXPECTED_STATUS}: expected {expected}, got {said}")
+    calls = answer_calls(response)
+    if not calls and not (response.content or "").strip() and (response.reasoning or "").strip():
+        return CaseVerdict(
+            False,
+            REASONING_ONLY,
+            f"{REASONING_ONLY}: the answer is reasoning alone, with no text and no tool call: "
+            f"{clip(response.reasoning)}",
+        )
+    return judge(expect, calls, response.content, response.finish_reason, tools)
 
 
 def judge_case(case: Case, response: ChatResponse | ToolCallResponse) -> CaseVerdict:

@@ -114,10 +114,10 @@ class AirlineTools:
         method = user.payment_methods[payment_id]
         if method.source == "certificate":
             raise ValueError("Certificate cannot be used to update reservation")
-        if method.source == "gift_card" and method.amount < total_price:  # type: ignore[union-attr]
+        if method.source == "gift_card" and method.amount < total_price:
             raise ValueError("Gift card balance is not enough")
         if method.source == "gift_card":
-            method.amount -= total_price  # type: ignore[union-attr]
+            method.amount -= total_price
         return Payment(payment_id=payment_id, amount=total_price) if total_price != 0 else None
 
     # --- tools -----------------------------------------------------------------------------------
@@ -189,7 +189,7 @@ class AirlineTools:
             if method.payment_id not in user.payment_methods:
                 raise ValueError(f"Payment method {method.payment_id} not found")
             stored = user.payment_methods[method.payment_id]
-            if stored.source in {"gift_card", "certificate"} and stored.amount < method.amount:  # type: ignore[union-attr]
+            if stored.source in {"gift_card", "certificate"} and stored.amount < method.amount:
                 raise ValueError(f"Not enough balance in payment method {method.payment_id}")
         total_payment = sum(method.amount for method in payment_methods)
         if total_payment != total_price:
@@ -197,7 +197,7 @@ class AirlineTools:
         for method in payment_methods:
             stored = user.payment_methods[method.payment_id]
             if stored.source == "gift_card":
-                stored.amount -= method.amount  # type: ignore[union-attr]
+                stored.amount -= method.amount
             elif stored.source == "certificate":
                 user.payment_methods.pop(method.payment_id)
         for instance in instances:

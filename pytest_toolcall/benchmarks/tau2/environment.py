@@ -61,7 +61,7 @@ def _pristine_db(domain: str) -> BaseModel:
     return FlightDB.model_validate(raw) if domain == "airline" else RetailDB.model_validate(raw)
 
 
-class CopyOnRead(dict):  # type: ignore[type-arg]
+class CopyOnRead(dict):
     """A table of the database shared with the pristine one until an entry is looked up by key:
     that entry is then copied, so a tool may change it. Iteration (the searches) reads the shared
     entries and changes none. Copying the whole database per environment would cost seconds."""

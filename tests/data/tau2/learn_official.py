@@ -143,7 +143,7 @@ def kinds(domain, task, index):
         yield "no_communicate", lambda: trajectory(domain, writes, "Done."), "user_stop"
         yield (
             "communicate_commas",
-            trajectory(domain, writes, ", ".join(criteria.communicate_info).upper()),
+            lambda: trajectory(domain, writes, ", ".join(criteria.communicate_info).upper()),
             "user_stop",
         )
     if writes:
@@ -195,33 +195,54 @@ def main():
     (OUT / f"info_{domain}.json").write_text(info(domain).model_dump_json())
     lines = open(OUT / f"sims_{NAME}.jsonl", "a", encoding="utf-8")
     mine = [(index, task) for index, task in enumerate(tasks) if index % int(PARTS) == int(PART)]
+    done = set()
+    if (OUT / f"sims_{NAME}.jsonl").exists():  # a run resumed: what it graded stays
+        done = {json.loads(line)["simulation"]["id"] for line in (OUT / f"sims_{NAME}.jsonl").open(encoding="utf-8")}
     phases = [("gold",), ("writes_only",), None]
     for phase in phases:
         for index, task in mine:
             for kind, build, reason in kinds(domain, task, index):
-                if phase is not None and kind not in phase or phase is None and kind in ("gold", "writes_only"):
+                if (phase is not None and kind not in phase) or (phase is None and kind in ("gold", "writes_only")):
+                    continue
+                if f"{domain}-{task.id}-{kind}" in done:
                     continue
                 messages = build()
                 sim = SimulationRun(
-                    id=f"{domain}-{task.id}-{kind}", task_id=task.id, start_time="2026-01-01T00:00:00",
-                    end_time="2026-01-01T00:00:01", duration=1.0, termination_reason=reason,
-                    messages=messages, trial=0, seed=300,
+                    id=f"{domain}-{task.id}-{kind}",
+                    task_id=task.id,
+                    start_time="2026-01-01T00:00:00",
+                    end_time="2026-01-01T00:00:01",
+                    duration=1.0,
+                    termination_reason=reason,
+                    messages=messages,
+                    trial=0,
+                    seed=300,
                 )
                 CAPTURED.clear()
                 reward = evaluate_simulation(
-                    simulation=sim, task=task, evaluation_type=EvaluationType.ALL, solo_mode=False,
-                    domain=domain, strict_replay=False,
+                    simulation=sim,
+                    task=task,
+                    evaluation_type=EvaluationType.ALL,
+                    solo_mode=False,
+                    domain=domain,
+                    strict_replay=False,
                 )
                 expected = {
-                    "domain": domain, "task_id": task.id, "kind": kind, "reward": reward.reward,
+                    "domain": domain,
+                    "task_id": task.id,
+                    "kind": kind,
+                    "reward": reward.reward,
                     "breakdown": {k.value: v for k, v in (reward.reward_breakdown or {}).items()},
                     "db_match": reward.db_check.db_match if reward.db_check else None,
                 }
                 if CAPTURED and "judge_prompt" not in prompts:
                     prompts["judge_prompt"] = {"simulation": sim.id, "messages": CAPTURED[0]}
                     (OUT / f"prompts_{NAME}.json").write_text(json.dumps(prompts, indent=1, sort_keys=True))
-                row = {"task": json.loads(task.model_dump_json()), "simulation": json.loads(sim.model_dump_json()),
-                       "expected": expected}
+                row = {
+                    "task": json.loads(task.model_dump_json()),
+                    "simulation": json.loads(sim.model_dump_json()),
+                    "expected": expected,
+                }
                 lines.write(json.dumps(row) + "\n")
                 lines.flush()
     (OUT / f"prompts_{NAME}.json").write_text(json.dumps(prompts, indent=1, sort_keys=True))
@@ -231,8 +252,12 @@ def assemble(folder, domain, out):
     """The lines of a domain as one official results file (``Results`` validates it), the expected
     verdicts beside it, and the official pass^k of a two-trial file over the tasks that have both
     the reference's writes and the variant missing its last write."""
-    rows = [json.loads(line) for path in sorted(folder.glob(f"sims_{domain}*.jsonl"))
-            for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [
+        json.loads(line)
+        for path in sorted(folder.glob(f"sims_{domain}*.jsonl"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     tasks = {row["task"]["id"]: row["task"] for row in rows}
     info_data = json.loads((folder / f"info_{domain}.json").read_text())
     data = {"info": info_data, "tasks": list(tasks.values()), "simulations": [row["simulation"] for row in rows]}
@@ -243,15 +268,26 @@ def assemble(folder, domain, out):
     by_id = {s.id: s for s in results.simulations}
     both = [t for t in tasks if f"{domain}-{t}-writes_only" in by_id and f"{domain}-{t}-missing_write" in by_id]
     two = [by_id[f"{domain}-{t}-writes_only"].model_copy(update={"trial": 0}) for t in both]
-    two += [by_id[f"{domain}-{t}-missing_write"].model_copy(update={"trial": 1, "id": f"{domain}-{t}-missing_write-t1"})
-            for t in both]
+    two += [
+        by_id[f"{domain}-{t}-missing_write"].model_copy(update={"trial": 1, "id": f"{domain}-{t}-missing_write-t1"})
+        for t in both
+    ]
     task_models = {t.id: t for t in results.tasks}
     for s in two:
-        s.reward_info = evaluate_simulation(simulation=s, task=task_models[s.task_id], evaluation_type=EvaluationType.ALL,
-                                            solo_mode=False, domain=domain, strict_replay=False)
+        s.reward_info = evaluate_simulation(
+            simulation=s,
+            task=task_models[s.task_id],
+            evaluation_type=EvaluationType.ALL,
+            solo_mode=False,
+            domain=domain,
+            strict_replay=False,
+        )
     metrics = compute_metrics(Results(info=info(domain, 2), tasks=results.tasks, simulations=two))
-    expected[f"{domain}/pass_hat_k"] = {"avg_reward": metrics.avg_reward, "pass_hat_ks": metrics.pass_hat_ks,
-                                         "simulations": [s.id for s in two]}
+    expected[f"{domain}/pass_hat_k"] = {
+        "avg_reward": metrics.avg_reward,
+        "pass_hat_ks": metrics.pass_hat_ks,
+        "simulations": [s.id for s in two],
+    }
     (out / f"expected_{domain}.json").write_text(json.dumps(expected, indent=0, sort_keys=True))
 
 

@@ -64,7 +64,7 @@ def parse_reply(reply: str) -> list[AgentCall]:
     elif isinstance(body, (ast.List, ast.Tuple)):
         if not all(isinstance(e, ast.Call) for e in body.elts):
             raise ReplyError("a list element is not a call")
-        nodes = list(body.elts)
+        nodes = [e for e in body.elts if isinstance(e, ast.Call)]  # every one, as just checked
     else:
         return []  # official quirk: any other expression is a batch of zero calls
     calls = []

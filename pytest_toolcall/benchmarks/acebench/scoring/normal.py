@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, cast
 
 from pytest_toolcall.benchmarks.acebench.dataset import api_name
 from pytest_toolcall.benchmarks.acebench.decode import Call
@@ -199,8 +200,9 @@ def _type_ok(value: Any, expected: Any, mapped: type, inner: type | None) -> tup
             return True, is_variable
         # Elements are only type-checked against ground-truth elements that are lists; any other
         # first element passes at once. An empty ground-truth container fails whatever is sent.
+        items = cast("Iterable[Any]", value)  # of the mapped container type (``type(value) is`` narrows to object)
         for expected_item in expected:
-            if type(expected_item) is not list or all(_type_ok(item, expected_item, inner, None)[0] for item in value):
+            if type(expected_item) is not list or all(_type_ok(item, expected_item, inner, None)[0] for item in items):
                 return True, is_variable
         return False, is_variable
     if expected_type is not None and (type(value) is expected_type or expected == value):

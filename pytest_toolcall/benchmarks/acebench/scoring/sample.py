@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,7 +38,7 @@ class SampleResult:
         return round(sum(s.verdict.valid for s in self.steps) / len(self.steps), 3)
 
 
-def score_sample(sample: Sample, outputs: list[str | None]) -> SampleResult:
+def score_sample(sample: Sample, outputs: Sequence[str | None]) -> SampleResult:
     if len(outputs) != len(sample.steps):
         raise ValueError(f"{sample.id}: {len(sample.steps)} step(s) but {len(outputs)} output(s)")
     return SampleResult(tuple(score_step(sample, i, output or "") for i, output in enumerate(outputs)))

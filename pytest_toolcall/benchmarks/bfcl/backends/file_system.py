@@ -214,13 +214,13 @@ class GorillaFileSystem:
             return {"file_content": item._read()}
         return {"error": f"cat: '{file_name}': Is a directory"}
 
-    def find(self, path: str = ".", name: str | None = None) -> dict[str, list[str]]:
+    def find(self, path: str = ".", name: str | None = None) -> dict[str, list[str] | str]:
         start = self._resolve(path)
         if isinstance(start, dict):
             message = start.get("error", "")
             if message.startswith("cd:"):
                 return {"error": message.replace("cd:", "find:", 1)}
-            return start
+            return {"error": message}  # the resolver's only other answer
         matches: list[str] = []
 
         def walk(folder: Directory, prefix: str) -> None:
@@ -253,7 +253,7 @@ class GorillaFileSystem:
             return {"sorted_content": "\n".join(sorted(found._read().splitlines()))}
         return {"error": f"sort: {file_name}: No such file or directory"}
 
-    def grep(self, file_name: str, pattern: str) -> dict[str, list[str]]:
+    def grep(self, file_name: str, pattern: str) -> dict[str, list[str] | str]:
         found = self._file_here(file_name)
         if found is not None:
             return {"matching_lines": [line for line in found._read().splitlines() if pattern in line]}

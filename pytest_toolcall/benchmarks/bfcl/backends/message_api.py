@@ -34,6 +34,14 @@ def _only_item(entry: dict[str, str]) -> tuple[str, str]:
 
 
 class MessageAPI:
+    # The scenario's state, set by ``_load_scenario`` (from the scenario, else ``_DEFAULT_STATE``).
+    generated_ids: set[int]
+    user_count: int
+    user_map: dict[str, str]
+    inbox: list[dict[str, str]]
+    message_count: int
+    current_user: str | None
+
     def __init__(self, world: SharedWorld | None = None) -> None:
         self._world = world
         self._random = random.Random(200191)

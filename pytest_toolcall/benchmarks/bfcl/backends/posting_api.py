@@ -29,6 +29,16 @@ def _not_authenticated(action: str) -> dict[str, str]:
 
 
 class TwitterAPI:
+    # The scenario's state, set by ``_load_scenario`` (from the scenario, else ``_DEFAULT_STATE``).
+    username: str
+    password: str
+    authenticated: bool
+    tweets: dict[int, dict[str, Any]]
+    comments: dict[Any, list[dict[str, Any]]]
+    retweets: dict[str, list[Any]]
+    following_list: list[str]
+    tweet_counter: int
+
     def __init__(self, world: SharedWorld | None = None) -> None:
         self._world = world or SharedWorld()
 

@@ -13,6 +13,11 @@ _EDITABLE_FIELDS = {"title", "description", "status", "priority"}
 
 
 class TicketAPI:
+    # The scenario's state, set by ``_load_scenario`` (from the scenario, else ``_DEFAULT_STATE``).
+    ticket_queue: list[dict[str, Any]]
+    ticket_counter: int
+    current_user: str | None
+
     def __init__(self, world: SharedWorld | None = None) -> None:
         self._world = world
 

@@ -63,6 +63,17 @@ def _login_needed(action: str) -> dict[str, str]:
 
 
 class TradingBot:
+    # The scenario's state, set by ``_load_scenario`` (from the scenario, else ``_DEFAULT_STATE``).
+    orders: dict[Any, dict[str, Any]]
+    account_info: dict[str, Any]
+    authenticated: bool
+    market_status: str
+    order_counter: int
+    stocks: dict[str, dict[str, float]]
+    watch_list: list[str]
+    transaction_history: list[dict[str, Any]]
+    long_context: bool
+
     def __init__(self, world: SharedWorld | None = None) -> None:
         self._world = world
         self._random = random.Random(1053520)

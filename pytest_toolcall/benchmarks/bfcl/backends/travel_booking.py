@@ -81,6 +81,18 @@ def _lookup_key(travel_from: Any, travel_to: Any, travel_class: Any, travel_date
 
 
 class TravelAPI:
+    # The scenario's state, set by ``_load_scenario`` (from the scenario, else ``_DEFAULT_STATE``).
+    credit_card_list: dict[str, dict[str, Any]]
+    booking_record: dict[str, dict[str, Any]]
+    access_token: str | None
+    token_type: str | None
+    token_expires_in: int | None
+    token_scope: str | None
+    user_first_name: str | None
+    user_last_name: str | None
+    budget_limit: float | None
+    long_context: bool
+
     def __init__(self, world: SharedWorld | None = None) -> None:
         self._world = world or SharedWorld()
         self._random = random.Random(141053)

@@ -58,6 +58,21 @@ _ZIP_CODES = {
 
 
 class VehicleControlAPI:
+    # The scenario's state, set by ``_load_scenario`` (from the scenario, else ``_DEFAULT_STATE``).
+    acTemperature: float
+    fanSpeed: int
+    acMode: str
+    humidityLevel: float
+    headLightStatus: str
+    parkingBrakeStatus: str
+    distanceToNextVehicle: float
+    cruiseStatus: str
+    destination: str
+    frontLeftTirePressure: float
+    frontRightTirePressure: float
+    rearLeftTirePressure: float
+    rearRightTirePressure: float
+
     def __init__(self, world: SharedWorld | None = None) -> None:
         self._world = world or SharedWorld()
         self._random = random.Random(141053)

@@ -540,7 +540,7 @@ def finish_store_run(config: pytest.Config, settings: Settings) -> None:
     of the same selection asks the model anew."""
     run = config.stash.get(STORE_RUN, None)
     folder = store_dir(config, settings) if run is not None else None
-    if folder is None:
+    if run is None or folder is None:
         return
     try:
         store = ResponseStore(folder / STORE_FILE, True)

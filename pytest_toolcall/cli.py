@@ -4,6 +4,8 @@ and stores after the runs.
     pytest-toolcall merge A.json B.json ... -o merged.json [--allow-partial]
     pytest-toolcall gate REPORT.json --fail-under overall=0.8,... [--max-errors N]
     pytest-toolcall html REPORT.json -o report.html
+    pytest-toolcall diff BASE.json NOW.json -o diff.html
+    pytest-toolcall compare A.json B.json ... [-o compare.html]
     pytest-toolcall merge-junit A.xml B.xml ... -o merged.xml [--report merged.json]
     pytest-toolcall merge-store STORE_A STORE_B ... -o STORE
 
@@ -88,6 +90,16 @@ def _parser() -> argparse.ArgumentParser:
     html.add_argument("report", type=Path, metavar="REPORT")
     html.add_argument("-o", "--output", type=Path, required=True, metavar="PATH")
     html.set_defaults(command=_html, name="html")
+
+    diff = commands.add_parser("diff", help="every unit whose verdict or answer changed between two runs")
+    diff.add_argument("reports", nargs=2, type=Path, metavar="REPORT", help="BASE.json NOW.json")
+    diff.add_argument("-o", "--output", type=Path, required=True, metavar="PATH", help="the HTML page")
+    diff.set_defaults(command=_diff, name="diff")
+
+    compare = commands.add_parser("compare", help="runs of the same data side by side, tested against the first")
+    compare.add_argument("reports", nargs="+", type=Path, metavar="REPORT")
+    compare.add_argument("-o", "--output", type=Path, metavar="PATH", help="also write the HTML page")
+    compare.set_defaults(command=_compare, name="compare")
 
     junit = commands.add_parser("merge-junit", help="merge the JUnit XML files of the shards of one run")
     junit.add_argument("junit", nargs="+", type=Path, metavar="XML")
@@ -203,6 +215,54 @@ def _html(args: argparse.Namespace) -> int:
 
     write_html(_read(args.report), args.output)
     print(f"HTML report: {args.output}")
+    return 0
+
+
+def _same_data(args: argparse.Namespace) -> list[dict]:
+    """The reports, refused with one line when they are not runs of the same data and selection."""
+    from pytest_toolcall.results.diffing import same_data_problem
+
+    documents = [_read(path) for path in args.reports]
+    problem = same_data_problem([str(p) for p in args.reports], documents)
+    if problem is not None:
+        raise CliError(problem)
+    return documents
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from pytest_toolcall.results.diff_html import diff_page
+    from pytest_toolcall.results.diffing import diff_runs
+    from pytest_toolcall.results.html import write_page
+
+    base, now = _same_data(args)
+    diff = diff_runs(base["samples"], now["samples"])
+    names = [p.name for p in args.reports]
+    write_page(diff_page(diff, names[0], names[1], base["run"], now["run"]), args.output)
+    counts = diff.counts()
+    print(
+        f"{counts['regressed']} regressed, {counts['fixed']} fixed, {counts['changed']} changed with the same "
+        f"verdict: {args.output}"
+    )
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from pytest_toolcall.results.comparing import compare_page, compare_reports, terminal_table
+    from pytest_toolcall.results.html import write_page
+    from pytest_toolcall.results.merge import ReportError
+
+    if len(args.reports) < 2:
+        raise CliError("give two reports or more: the first is the one the others are tested against")
+    documents = _same_data(args)
+    try:
+        comparison = compare_reports(args.reports, documents)
+    except ReportError as exc:
+        raise CliError(str(exc)) from None
+    for line in terminal_table(comparison):
+        print(line)
+    if args.output is not None:
+        write_page(compare_page(comparison), args.output)
+        print(f"HTML page: {args.output}")
     return 0
 
 

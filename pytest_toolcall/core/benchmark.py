@@ -166,6 +166,27 @@ class Verdict:
     brief: str = ""
 
 
+class _Replanning:
+    """The ``Models`` of a plan made again after the run, only to read its requests: a plan that
+    would ask a model (a dialogue's) cannot be re-made, so it gets none."""
+
+    oracle = False
+
+    @property
+    def model(self) -> Model:
+        raise _NoModel
+
+    def named(self, name: str, base_url: str | None, api_key_env: str) -> Model:
+        raise _NoModel
+
+    def exchange(self, kind: str, request: Any, perform: Callable[[], Any]) -> Any:
+        raise _NoModel
+
+
+class _NoModel(Exception):
+    pass
+
+
 @dataclass
 class Loaded:
     """A benchmark's data as loaded for this run."""
@@ -238,6 +259,21 @@ class Benchmark(ABC):
         ``Dialogue``: what ``run`` returned)."""
 
     # --- optional, with defaults ---------------------------------------------------------------
+
+    def explain(self, unit: Unit) -> dict[str, Any]:
+        """Record fields kept on a unit that did not pass, so that a report says why without the data
+        at hand: by default ``request``, the first request of its plan as sent (``messages``,
+        ``tools``; none for a dialogue, whose ``transcript`` the verdict gives). A benchmark adds its
+        ``expected`` answer here when the verdict has not. Called only for failed units: a report of a
+        good model does not carry the prompts of every unit."""
+        try:
+            plan = self.plan(unit, _Replanning())
+        except _NoModel:
+            return {}
+        if not isinstance(plan, Requests) or not plan.requests:
+            return {}
+        first = plan.requests[0]
+        return {"request": {"messages": first.messages, "tools": first.tools or []}}
 
     def load_file(self, path: Path, name: str) -> Loaded:
         """The units of one of the users' files (``file_suffixes``), each with ``file=name`` (the

@@ -24,7 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-__all__ = ["block_of", "embed_json", "failure_kind_of", "render_html", "write_html"]
+__all__ = ["block_of", "embed_json", "failure_kind_of", "page", "render_html", "write_html", "write_page"]
 
 # The stylesheet and the script live beside this module as package files and are inlined into every page.
 _ASSETS = "html_assets"
@@ -54,6 +54,9 @@ def render_html(report: dict[str, Any]) -> str:
     body = [_run_section(run, report.get("schema"))]
     kind_counts = _kind_counts(blocks, kinds)
     names = list(metrics) + [b for b in dict.fromkeys(blocks) if b not in metrics]
+    # A block with no unit (a benchmark selected whose data had none, the cases of a run without case
+    # files) says nothing: not shown.
+    names = [n for n in names if n in kind_counts or n in blocks or not _empty_block(_dict(metrics.get(n)))]
     for index, name in enumerate(names):
         anchor = f"block-{index}"
         nav.append((anchor, name))
@@ -87,11 +90,30 @@ def render_html(report: dict[str, Any]) -> str:
     )
 
 
+def page(title: str, body: str, script: str = "") -> str:
+    """A self-contained page in the report's style (``diff``, ``compare``): ``body`` is markup already
+    escaped; ``script`` runs inline, under the same policy (nothing loaded from anywhere)."""
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
+        f"<title>{_e(title)}</title>\n<style>\n{_asset('report.css')}</style>\n</head>\n<body>\n"
+        f'<header class="top"><h1>{_e(title)}</h1></header>\n<main>\n{body}\n</main>\n'
+        + (f"<script>\n{script}\n</script>\n" if script else "")
+        + "</body>\n</html>\n"
+    )
+
+
 def write_html(report: dict[str, Any], path: str | os.PathLike[str]) -> None:
     """Render ``report`` to ``path`` atomically, so a reader never sees half a page."""
+    write_page(render_html(report), path)
+
+
+def write_page(text: str, path: str | os.PathLike[str]) -> None:
+    """Write a rendered page to ``path`` atomically."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    text = render_html(report)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
         # The embedded data is surrogate-free (see embed_json); "replace" covers a stray one elsewhere.
@@ -227,16 +249,18 @@ def _block_section(anchor: str, name: str, block: dict[str, Any], kinds: Counter
             shown.add(key)
             parts.append(f"<h3>{title}</h3>" + _bars_table(label, block[key]))
     if kinds:
+        shown.add("failure_kinds")  # the block's own counts say the same as the table from the items
         parts.append("<h3>Failure kinds</h3>" + _kinds_table(name, kinds))
     rest = {k: v for k, v in block.items() if k not in shown}
+    # Metric names stay as the gate and the JSON report spell them; headings read as words.
     scalars = {k: v for k, v in rest.items() if not isinstance(v, (dict, list))}
     if scalars:
         parts.append("<h3>Metrics</h3>" + _kv_table(scalars))
     for key, value in rest.items():
         if isinstance(value, dict) and value:
-            parts.append(f"<h3>{_e(key)}</h3>" + _kv_table(value))
+            parts.append(f"<h3>{_e(_label(key))}</h3>" + _kv_table(value))
         elif isinstance(value, list) and value:
-            parts.append(f'<h3>{_e(key)}</h3><p class="list">{_e(", ".join(_text(v) for v in value))}</p>')
+            parts.append(f'<h3>{_e(_label(key))}</h3><p class="list">{_e(", ".join(_text(v) for v in value))}</p>')
     parts.append("</section>")
     return "".join(parts)
 
@@ -471,9 +495,44 @@ def _kv_table(values: dict[str, Any]) -> str:
     return f'<table class="kv">{rows}</table>'
 
 
+#: Headings for a block's keys that are not plain words.
+_LABELS = {
+    "failure_kinds": "Failure kinds",
+    "short_categories": "Categories with fewer items than the data has",
+    "missing_categories": "Categories missing",
+    "pass_hat_k": "pass^k",
+    "n": "items",
+}
+
+
+def _label(key: str) -> str:
+    """A block's key as words: ``short_categories`` -> "Short categories"; keeps ``TP``, ``_ci95``..."""
+    if key in _LABELS:
+        return _LABELS[key]
+    if key.isupper() or "_" not in key:
+        return key
+    return key.replace("_", " ").capitalize()
+
+
+def _empty_block(block: dict[str, Any]) -> bool:
+    counts = [block.get(k) for k in ("n", "selected") if isinstance(block.get(k), int)]
+    return not block or (bool(counts) and not any(counts) and not any(_dict(block.get("categories")).values()))
+
+
+def _rounded(value: Any) -> Any:
+    """Floats at 4 significant digits inside a nested value, for reading."""
+    if isinstance(value, float):
+        return float(f"{value:.4g}") if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    return value
+
+
 def _value(value: Any) -> str:
     if isinstance(value, (dict, list)):
-        return json.dumps(value, ensure_ascii=False, default=str)
+        return json.dumps(_rounded(value), ensure_ascii=False, default=str)
     if isinstance(value, float):
         return _fmt(value)
     return _text(value)

@@ -61,6 +61,9 @@ def test_function(name: str, benchmark: Benchmark, config: pytest.Config) -> Cal
         if not verdict.passed:
             # Messages quote model output: inert here, whichever benchmark wrote them.
             record["reason"] = inert(verdict.brief or verdict.message.split("\n", 1)[0])
+            record["explanation"] = inert(verdict.message)  # the reason in full, as --tb=long shows it
+            for key, value in benchmark.explain(toolcall_unit).items():
+                record.setdefault(key, value)
             raise VerdictFailure(inert(verdict.message), pytrace=False)
 
     run.__name__ = run.__qualname__ = name

@@ -557,3 +557,16 @@ def test_a_base_url_is_shown_as_text_not_as_a_link() -> None:
 )
 def test_each_sample_belongs_to_its_block(sample: dict[str, Any], blocks: list[str], block: str) -> None:
     assert block_of(sample, {name: {} for name in blocks}) == block
+
+
+def test_empty_blocks_are_hidden_and_headings_are_words() -> None:
+    report = synthetic_report(10)
+    report["metrics"]["cases"] = {"files": {}, "tags": {}, "n": 0, "passed": 0, "errors": 0, "skipped": 0}
+    report["samples"] = [s for s in report["samples"] if s["benchmark"] != "cases"]
+    report["metrics"]["general_fc"]["short_categories"] = {"general_fc": {"n": 3, "of": 7}}
+    report["metrics"]["general_fc"]["reference_agreement"] = {"kappa": 0.6534558816954336}
+    page = render_html(report)
+    assert "<h2>cases</h2>" not in page and "<h2>general_fc</h2>" in page
+    assert "<h3>Categories with fewer items than the data has</h3>" in page and "<h3>short_categories</h3>" not in page
+    assert "<h3>Reference agreement</h3>" in page
+    assert "<th>kappa</th><td>0.653</td>" in page and "0.6534558816954336" not in page.split('id="toolcall-data"')[0]

@@ -177,7 +177,7 @@ def test_clicking_an_item_shows_its_detail(large: Browser) -> None:
     assert f"[get_weather(city='City {index}')]" in text  # the raw output
     assert f"expected city 'Paris', got 'City {index}'" in text  # the verdict's reason
     assert f"Weather in city {index}?" in text  # the request messages
-    assert f'"arguments": "{{\\"city\\": \\"City {index}\\"}}"' in text  # the decoded tool calls
+    assert f'"city": "City {index}"' in text  # the decoded tool calls, arguments read as JSON
     assert '"city": "Paris"' in text  # the expected answer
     assert sample_rule(index)["kind"] in text
     assert large.evaluate("document.querySelectorAll('#item-rows tr.selected').length") == 1
@@ -316,4 +316,18 @@ def test_screenshot(browser: Browser, tmp_path: Path) -> None:
     assert png_size(items) == (browser.width, browser.height)
     # A blank page compresses to almost nothing; a page with tables and bars does not.
     assert top.stat().st_size > 20_000 and items.stat().st_size > 20_000
+    assert_clean(browser)
+
+
+def test_columns_sort_on_a_click(browser: Browser, tmp_path: Path) -> None:
+    page = tmp_path / "sort.html"
+    write_html(synthetic_report(30), page)
+    browser.open(page)
+    browser.wait_for("document.body.dataset.ready === 'true'")
+    rows = "[...document.querySelectorAll('#item-rows tr')].map(tr => tr.children[0].textContent)"
+    browser.click("#item-table thead th:nth-child(1)")
+    ascending = browser.evaluate(rows)
+    assert ascending == sorted(ascending) and len(set(ascending)) > 1
+    browser.click("#item-table thead th:nth-child(1)")
+    assert browser.evaluate(rows) == sorted(ascending, reverse=True)
     assert_clean(browser)

@@ -244,6 +244,9 @@ class ACEBench(Benchmark):
             fields["steps"] = [{"id": s.id, "valid": s.verdict.valid, "output": s.output} for s in result.steps]
         if result.passed:
             return Verdict(True, fields=fields)
+        # The calls as decoded ({name: arguments} each), in the protocol's shape; none when undecodable.
+        decoded = [d for s in result.steps for d in s.decoded or ()]
+        fields["tool_calls"] = [{"name": n, "arguments": a} for d in decoded for n, a in d.items()]
         return Verdict(False, explain(sample, result), fields, brief=explain(sample, result, brief=True))
 
     def _score_agent(self, unit: Unit, rollout: Any) -> Verdict:
@@ -263,7 +266,14 @@ class ACEBench(Benchmark):
         if result.passed:
             return Verdict(True, fields=fields)
         transcript = format_transcript(rollout)
+        fields["transcript"] = [_chat_message(m) for m in rollout.transcript]
         return Verdict(False, f"{result.message}\n\ntranscript:\n{transcript}", fields, brief=result.message)
+
+    def explain(self, unit: Unit) -> dict[str, Any]:
+        """The request (none for an agent: its transcript says it) and the ground truth: of each
+        step for a normal multi-turn dialogue, the end state for an agent."""
+        truth = [step.ground_truth for step in unit.sample.steps]
+        return {**super().explain(unit), "expected": truth[0] if len(truth) == 1 else truth}
 
     def ceiling(self, unit: Unit) -> float:
         """1.0 when the dataset's own reference answer passes the official scorer, else 0.0."""
@@ -382,3 +392,17 @@ def _speaker(model: Model, sampling: dict[str, Any]) -> Callable[[list[dict[str,
 @functools.cache
 def pinned_commit() -> str:
     return (SHIPPED_ROOT / "COMMIT").read_text(encoding="utf-8").strip()
+
+
+#: Who says what in ACEBench's dialogue history, in the chat roles of a transcript.
+_ROLES = {"user": "user", "agent": "assistant", "execution": "tool"}
+
+
+def _chat_message(message: Any) -> dict[str, Any]:
+    """One message of a rollout as a transcript entry; an execution's calls with their outcomes."""
+    entry: dict[str, Any] = {"role": _ROLES.get(message.sender, message.sender), "content": message.content}
+    if message.calls:
+        entry["calls"] = [
+            {"name": c.name, "arguments": c.arguments, "outcome": c.outcome, "result": c.result} for c in message.calls
+        ]
+    return entry

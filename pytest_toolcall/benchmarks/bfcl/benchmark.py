@@ -182,6 +182,7 @@ class BFCL(Benchmark):
         }
         if verdict["valid"]:
             return Verdict(True, fields=fields)
+        fields["transcript"] = run.messages
         reason = verdict.get("error_message")
         reason = "; ".join(map(str, reason)) if isinstance(reason, list) else str(reason)
         brief = f"{error_type}: {reason}"
@@ -191,6 +192,11 @@ class BFCL(Benchmark):
             message += f"\ndecoded calls per turn: {one_line(json.dumps(decoded), 1500)}"
         message += f"\nground truth per turn: {one_line(json.dumps(unit.sample.ground_truth), 1500)}"
         return Verdict(False, message, fields, brief=brief)
+
+    def explain(self, unit: Unit) -> dict[str, Any]:
+        """The request (none for a dialogue: its transcript says it) and the possible answers (per
+        turn for a dialogue; none for irrelevance, where no call is the answer)."""
+        return {**super().explain(unit), "expected": unit.sample.ground_truth}
 
     def ceiling(self, unit: Unit) -> float:
         """1.0 when a reply giving the first possible answer passes the checker, else 0.0."""

@@ -139,6 +139,14 @@ class Cases(Benchmark):
         servers = self.servers()
         return Dialogue(lambda: run_case(case, models, servers, references))
 
+    def explain(self, unit: Unit) -> dict[str, Any]:
+        """The case's messages and tools (not re-planned: a multi-step case's plan starts its MCP
+        servers) and its ``expect``."""
+        case = unit.sample
+        if not hasattr(case, "expect"):  # a Python test: its traceback explains it
+            return {}
+        return {"request": {"messages": case.messages, "tools": case.tools or []}, "expected": case.expect}
+
     def expected_cost(self, unit: Unit) -> float:
         case = unit.sample
         return float(getattr(case, "steps", 1)) if getattr(case, "multi_step", False) else 1.0

@@ -98,6 +98,10 @@ class GeneralFC(Benchmark):
         fields = {"output": response.content, "tool_calls": response.tool_calls, **result.record()}
         return Verdict(result.passed, result.reason, fields)
 
+    def explain(self, unit: Unit) -> dict[str, Any]:
+        """The request as in the file; what is expected is the decision alone (and valid calls)."""
+        return {**super().explain(unit), "expected": {"should_call_tool": unit.sample.should_call_tool}}
+
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         from pytest_toolcall.benchmarks.general_fc.metrics import general_fc_metrics, trigger_agreement
 

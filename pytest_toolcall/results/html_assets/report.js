@@ -17,13 +17,13 @@
 
   // Fields the detail pane shows in their own sections; any other field is listed under "other fields".
   var HEAD_FIELDS = ["nodeid", "benchmark", "lang", "category", "id", "repeat", "outcome", "score", "process",
-    "failure_kind", "latency_s", "from_store", "usage", "ceiling"];
+    "failure_kind", "latency_s", "from_store", "usage", "ceiling", "turns", "force_quit", "mode"];
   var REASON_FIELDS = ["message", "error", "error_type", "reason", "reason_kind", "validation_reason"];
-  var MESSAGE_FIELDS = ["messages", "request"];
+  var MESSAGE_FIELDS = ["messages", "request", "explanation"];
   var OUTPUT_FIELDS = ["output", "finish_reason"];
   var CALL_FIELDS = ["calls", "decoded", "decoded_calls", "tool_calls", "process_calls"];
   var EXPECTED_FIELDS = ["expected", "expect", "ground_truth", "should_call_tool"];
-  var TRANSCRIPT_FIELDS = ["transcript", "dialog", "dialogue", "turns", "end_state"];
+  var TRANSCRIPT_FIELDS = ["transcript", "dialog", "dialogue", "end_state"];
   var SHOWN = new Set([].concat(HEAD_FIELDS, REASON_FIELDS, MESSAGE_FIELDS, OUTPUT_FIELDS, CALL_FIELDS,
     EXPECTED_FIELDS, TRANSCRIPT_FIELDS, ["steps"]));
 
@@ -94,9 +94,45 @@
       if (needle && lowerIds[i].indexOf(needle) < 0) continue;
       filtered.push(i);
     }
+    sortRows();
     page = 0;
     renderPage();
   }
+
+  // --- sorting: a click on a column's heading sorts by it, a second click reverses ---
+
+  var COLUMNS = [
+    function (i) { return str(samples[i].outcome); },
+    function (i) { return str(samples[i].nodeid); },
+    function (i) { return str(samples[i].category); },
+    kindOf,
+    function (i) { return typeof samples[i].score === "number" ? samples[i].score : -1; }
+  ];
+  var sortColumn = -1, sortDescending = false;
+
+  function sortRows() {
+    if (sortColumn < 0) return;
+    var key = COLUMNS[sortColumn], sign = sortDescending ? -1 : 1;
+    var keys = new Map(filtered.map(function (i) { return [i, key(i)]; }));
+    filtered.sort(function (a, b) {
+      var x = keys.get(a), y = keys.get(b);
+      return (x < y ? -1 : x > y ? 1 : a - b) * sign;  // ties keep the report's order
+    });
+  }
+
+  Array.prototype.forEach.call(document.querySelectorAll("#item-table thead th"), function (th, column) {
+    th.classList.add("sortable");
+    th.addEventListener("click", function () {
+      sortDescending = sortColumn === column ? !sortDescending : false;
+      sortColumn = column;
+      document.querySelectorAll("#item-table thead th").forEach(function (h, c) {
+        h.dataset.sort = c === column ? (sortDescending ? "descending" : "ascending") : "";
+      });
+      sortRows();
+      page = 0;
+      renderPage();
+    });
+  });
 
   function pageCount() { return Math.max(1, Math.ceil(filtered.length / PAGE_SIZE)); }
 
@@ -114,7 +150,7 @@
       tr.appendChild(make("td", str(s.nodeid), "nodeid"));
       tr.appendChild(make("td", str(s.category)));
       tr.appendChild(make("td", kindOf(i)));
-      tr.appendChild(make("td", typeof s.score === "number" ? String(s.score) : "", "num"));
+      tr.appendChild(make("td", typeof s.score === "number" ? number(s.score) : "", "num"));
       fragment.appendChild(tr);
     }
     rowsBody.replaceChildren(fragment);
@@ -143,29 +179,95 @@
 
   function pre(value) { return make("pre", pretty(value)); }
 
+  // A measured number as people read it (0.653, 12.5); anything else as it is.
+  function number(value) {
+    if (typeof value !== "number" || !isFinite(value) || Number.isInteger(value)) return String(value);
+    return String(Number(value.toPrecision(Math.abs(value) < 1 ? 3 : 4)));
+  }
+
+  // A call's arguments as an object when they are JSON text (the API sends them so), else as they are.
+  function readableCalls(calls) {
+    if (!Array.isArray(calls)) return calls;
+    return calls.map(function (c) {
+      if (!c || typeof c !== "object") return c;
+      var fn = c["function"] && typeof c["function"] === "object" ? c["function"] : c;
+      var args = fn.arguments;
+      if (typeof args === "string") { try { args = JSON.parse(args); } catch (e) { /* kept as text */ } }
+      return fn.name === undefined ? c : { name: fn.name, arguments: args };
+    });
+  }
+
+  function collapsible(title, nodes) {
+    var box = make("details", null, "fold");
+    box.appendChild(make("summary", title));
+    nodes.forEach(function (n) { box.appendChild(n); });
+    return box;
+  }
+
+  // One message of a conversation: who speaks, what they say, the calls they make and what ran.
+  function messageNodes(m) {
+    var out = [];
+    var box = make("div", null, "msg msg-" + str(m.role).replace(/[^a-z_]/gi, ""));
+    box.appendChild(make("div", str(m.role) + (m.name ? " (" + m.name + ")" : ""), "msg-role"));
+    if (present(m.content)) box.appendChild(pre(m.content));
+    if (present(m.tool_calls)) box.appendChild(pre(readableCalls(m.tool_calls)));
+    if (present(m.calls)) box.appendChild(pre(m.calls));
+    if (present(m.tool_call_id)) box.appendChild(make("div", "tool_call_id: " + str(m.tool_call_id), "msg-role"));
+    out.push(box);
+    return out;
+  }
+
+  // Two messages alike but for their call ids (which differ on every call) are the same message.
+  function sameMessage(a, b) {
+    var ids = function (key, value) { return key === "id" || key === "tool_call_id" ? undefined : value; };
+    return JSON.stringify(a, ids) === JSON.stringify(b, ids);
+  }
+
+  // A dialogue stuck in a loop (the same message, or the same pair, again and again) is shown once,
+  // with how often it repeated.
+  function conversation(messages) {
+    var out = [];
+    var i = 0;
+    while (i < messages.length) {
+      var period = 1, times = 1;
+      for (var p = 1; p <= 2; p++) {
+        var t = 1;
+        while (i + (t + 1) * p <= messages.length &&
+          messages.slice(i + t * p, i + (t + 1) * p).every(function (m, k) { return sameMessage(m, messages[i + k]); })) t++;
+        if (t >= 3) { period = p; times = t; break; }
+      }
+      for (var k = 0; k < period; k++) {
+        var m = messages[i + k];
+        if (m === null || typeof m !== "object") out.push(pre(m)); else out = out.concat(messageNodes(m));
+      }
+      if (times > 1) out.push(make("p", "… the same " + period + " message(s) " + (times - 1) + " more time(s)", "loop"));
+      i += period * times;
+    }
+    return out;
+  }
+
   function keyTable(s, keys) {
     var table = make("table", null, "kv");
     keys.forEach(function (k) {
       if (!present(s[k])) return;
       var tr = document.createElement("tr");
       tr.appendChild(make("th", k));
-      tr.appendChild(make("td", typeof s[k] === "object" ? JSON.stringify(s[k]) : String(s[k])));
+      tr.appendChild(make("td", typeof s[k] === "object" ? JSON.stringify(s[k]) : number(s[k])));
       table.appendChild(tr);
     });
     return table;
   }
 
   function messagesView(messages) {
-    if (!Array.isArray(messages)) return [pre(messages)];
-    var out = [];
-    messages.forEach(function (m) {
-      if (m === null || typeof m !== "object") { out.push(pre(m)); return; }
-      out.push(make("div", str(m.role) + (m.name ? " (" + m.name + ")" : ""), "msg-role"));
-      if (present(m.content)) out.push(pre(m.content));
-      if (present(m.tool_calls)) out.push(pre(m.tool_calls));
-      if (present(m.tool_call_id)) out.push(make("div", "tool_call_id: " + str(m.tool_call_id), "msg-role"));
-    });
-    return out;
+    if (Array.isArray(messages)) return conversation(messages);
+    if (messages && typeof messages === "object" && Array.isArray(messages.messages)) {
+      // A request: its conversation, then its tools folded (they are long and rarely the point).
+      var out = conversation(messages.messages);
+      var tools = messages.tools;
+      if (present(tools)) out.push(collapsible((Array.isArray(tools) ? tools.length : "") + " tool(s)", [pre(tools)]));
+      return out;
+    }
+    return [pre(messages)];
   }
 
   function stepsView(steps) {
@@ -194,7 +296,8 @@
 
   function fieldSections(s, keys, title) {
     keys.forEach(function (k) {
-      if (present(s[k])) section(k === title ? k : title + " — " + k, [pre(s[k])]);
+      var value = k === "tool_calls" ? readableCalls(s[k]) : s[k];
+      if (present(s[k])) section(k === title ? k : title + " — " + k, [pre(value)]);
     });
   }
 
@@ -226,7 +329,8 @@
     detail.appendChild(head);
     var reasons = REASON_FIELDS.filter(function (k) { return present(s[k]); });
     if (reasons.length) section("verdict", [keyTable(s, reasons)]);
-    MESSAGE_FIELDS.forEach(function (k) { if (present(s[k])) section(k, messagesView(s[k])); });
+    if (present(s.explanation)) section("why it failed", [pre(s.explanation)]);
+    ["messages", "request"].forEach(function (k) { if (present(s[k])) section(k, messagesView(s[k])); });
     if (present(s.output)) {
       if (Array.isArray(s.output)) {
         section("output (" + s.output.length + " turns)", s.output.map(pre));

@@ -1,0 +1,74 @@
+"""``pytest-toolcall diff``: which units changed between two runs, their calls aligned call by call
+with the differing arguments named, and the refusal of runs of other data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolcall.cli import main
+from pytest_toolcall.results.diffing import align_calls, calls_of, diff_runs, same_data_problem
+
+
+def sample(nodeid: str, outcome: str, calls: list[dict[str, Any]] | None = None, output: Any = None) -> dict[str, Any]:
+    return {"nodeid": nodeid, "outcome": outcome, "tool_calls": calls, "output": output}
+
+
+def call(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"id": "c", "name": name, "arguments": json.dumps(arguments)}
+
+
+def test_units_changed_by_verdict_or_answer() -> None:
+    base = [
+        sample("a", "passed", [call("f", x=1)]),
+        sample("b", "failed", [call("f", x=2)]),
+        sample("c", "failed", [call("f", x=3)]),
+        sample("d", "passed", [call("f", x=4)]),
+        sample("gone", "passed"),
+    ]
+    now = [
+        sample("a", "failed", [call("f", x=9)]),  # regressed
+        sample("b", "passed", [call("f", x=1)]),  # fixed
+        sample("c", "failed", [call("g", x=3)]),  # same verdict, other answer
+        sample("d", "passed", [call("f", x=4)]),  # unchanged
+        sample("new", "passed"),
+    ]
+    diff = diff_runs(base, now)
+    assert [(c.nodeid, c.status) for c in diff.changes] == [("a", "regressed"), ("b", "fixed"), ("c", "changed")]
+    assert diff.counts() == {"regressed": 1, "fixed": 1, "changed": 1}
+    assert (diff.only_base, diff.only_now) == (["gone"], ["new"])
+
+
+def test_calls_align_position_by_position_naming_what_differs() -> None:
+    base = calls_of(sample("u", "passed", [call("f", city="Paris", unit="c"), call("g", n=1)]))
+    now = calls_of(sample("u", "failed", [{"function": {"name": "f", "arguments": '{"city": "Lyon", "unit": "c"}'}}]))
+    pairs = align_calls(base, now)
+    assert [p.differing for p in pairs] == [["city"], ["(name)", "(arguments)"]]
+    assert pairs[1].now is None and pairs[0].now == {"name": "f", "arguments": {"city": "Lyon", "unit": "c"}}
+    assert align_calls(now, now)[0].differing == []
+
+
+def test_runs_of_other_data_are_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    documents = []
+    for name, commit in (("a.json", "aaa"), ("b.json", "bbb")):
+        document = {
+            "schema": "pytest-toolcall/report/1",
+            "run": {"model": name, "datasets": {"acebench": {"commit": commit}}},
+            "samples": [],
+            "metrics": {},
+        }
+        (tmp_path / name).write_text(json.dumps(document), encoding="utf-8")
+        documents.append(document)
+    problem = same_data_problem(["a.json", "b.json"], documents)
+    assert problem is not None and problem.startswith("b.json is not a run of the same data as a.json")
+    status = main(["diff", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "-o", str(tmp_path / "d.html")])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1 and "not a run of the same data" in err
+    assert not (tmp_path / "d.html").exists()
+    status = main(["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json")])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1
+    assert err.startswith(f"pytest-toolcall compare: {tmp_path / 'b.json'} is not")

@@ -23,7 +23,9 @@ from pytest_toolcall.core import registry
 from pytest_toolcall.core.benchmark import is_module_nodeid
 
 ORACLE = "oracle"
-MODES = ("read-write", "read-only", "replay", "off")
+MODES = ("read-write", "reuse", "read-only", "replay", "off")
+#: The modes that write what arrives to the store.
+WRITING_MODES = ("read-write", "reuse")
 
 
 @dataclass(frozen=True)
@@ -76,9 +78,16 @@ OPTIONS = (
     Option("cache", "response store folder, or 'off' (default: under pytest's cache dir)", metavar="DIR|off"),
     Option(
         "cache-mode",
-        "read-write, read-only, replay (no network: a missing response is an error) or off",
+        "read-write (answers reused only to finish an interrupted run of the same selection, and for "
+        "--lf), reuse (read-write, and answers of completed runs reused too), read-only, replay (no "
+        "network: a missing response is an error) or off",
         default="read-write",
         metavar="MODE",
+    ),
+    Option(
+        "cache-max-age",
+        "stored answers of earlier runs older than this are asked anew (e.g. 12h, 7d; units s, m, h, d)",
+        metavar="DURATION",
     ),
     Option("report", "write the JSON report to PATH", metavar="PATH"),
     Option("html", "write a single-file HTML report to PATH", metavar="PATH"),
@@ -197,8 +206,11 @@ class Settings:
     other_models: tuple[str, ...] = ()
     #: ``--toolcall-shard K/N`` as (K, N), or None.
     shard: tuple[int, int] | None = None
-    #: ``--toolcall-model`` typed on the command line with no path argument: the run collects only
-    #: the benchmark items (docs/contract.md, "Activation and collection"), whatever the ini file's testpaths.
+    #: ``--toolcall-cache-max-age`` in seconds, or None (any age).
+    cache_max_age: float | None = None
+    #: ``--toolcall-model`` typed on the command line with no path argument, in a folder whose ini file
+    #: does not configure the plugin: the run collects only the benchmark items (docs/contract.md,
+    #: "Activation and collection"), whatever the ini file's testpaths.
     benchmark_items_only: bool = False
     #: ``--toolcall-stream``: off, on or both.
     stream: str = "off"
@@ -238,7 +250,7 @@ class Settings:
             args = getattr(namespace, "file_or_dir", None) or []
         # A benchmark item's node id pasted as an argument is not a path (``runner/selection.py``).
         paths_given = any(not is_module_nodeid(str(arg)) for arg in args)
-        return cls.from_raw(raw, items_only=typed and not paths_given)
+        return cls.from_raw(raw, items_only=typed and not paths_given and not ini_configures(config))
 
     @classmethod
     def from_raw(
@@ -288,10 +300,17 @@ class Settings:
                 name for owner, o in options if o.names_model and owner in benches and (name := raw[o.name])
             ),
             shard=parse_shard(raw["shard"]),
+            cache_max_age=parse_duration("cache-max-age", raw["cache-max-age"]),
             benchmark_items_only=items_only,
             stream=_one_of("stream", _given(raw, "stream"), ("off", "on", "both")),
             api=_one_of("api", _given(raw, "api"), ("chat", "responses")),
         )
+
+
+def ini_configures(config: pytest.Config) -> bool:
+    """Whether the ini file configures the plugin (``toolcall_model`` or ``toolcall_bench``): then it
+    decides what the project runs, and a model typed on the command line only replaces the model."""
+    return any(config.getini(name) not in (None, "") for name in ("toolcall_model", "toolcall_bench"))
 
 
 def _benches(
@@ -435,6 +454,20 @@ def _base_url(value: str | None) -> str | None:
     if "#" in value:  # a fragment is never sent: whatever follows it (a path, a query) would be lost
         raise usage_error("base-url", f"a URL fragment ('#...') is never sent to a server: {redact_url(value)}")
     return value
+
+
+_DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([smhd])\s*")
+_UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(name: str, value: str | None) -> float | None:
+    """``12h``, ``7d``, ``30m``, ``90s`` in seconds; None when not given."""
+    if not value:
+        return None
+    match = _DURATION.fullmatch(value)
+    if match is None:
+        raise usage_error(name, f"{value!r} is not a duration: a number and a unit s, m, h or d (12h, 7d)")
+    return float(match.group(1)) * _UNIT_S[match.group(2)]
 
 
 def parse_shard(value: str | None) -> tuple[int, int] | None:

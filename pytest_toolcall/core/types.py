@@ -65,6 +65,8 @@ class ChatResponse:
     retries: int = 0
     #: Answered by the response store: nothing was sent this time.
     from_store: bool = False
+    #: When the store kept the answer (seconds since the epoch), for an answer from the store.
+    stored_at: float | None = None
     #: The HTTP status: 200, or the 4xx of an error answer a request with ``answer_errors`` accepts
     #: (``content`` is then the error's message).
     status: int = 200

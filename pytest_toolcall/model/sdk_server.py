@@ -15,8 +15,11 @@ import os
 import random
 import signal
 import socket
+import ssl
 import sys
 import time
+import urllib.parse
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from pytest_toolcall.core.types import ChatRequest, ChatResponse, FatalRequestError, ModelSettings, RequestError
@@ -32,6 +35,9 @@ MAX_RESPONSE_BYTES = 32 * 2**20
 #: Endpoints that gave an answer no retry can fix, by everything that reaches them (model, URL, key):
 #: shared by every connection of this process, so that all pytest processes of a run stop at once.
 _STOPPED: dict[tuple[str, str | None, str | None], str] = {}
+#: The endpoints (base URLs) that have answered at least once in this process: until one has, a
+#: failure to connect stops the run instead of being retried item after item.
+_REACHED: set[str | None] = set()
 
 
 class ResponseTooLarge(Exception):
@@ -93,6 +99,7 @@ class Endpoint:
                     # timeout applies per read, so a server trickling bytes would never time out.
                     async with asyncio.timeout(self.settings.timeout):
                         completion, problems = await self._create(request)
+                    _REACHED.add(self.settings.base_url)
                     response = _response(completion, time.perf_counter() - started)
                     if problems:
                         response = dataclasses.replace(response, stream_problems=problems)
@@ -101,6 +108,10 @@ class Endpoint:
                     exc: Exception = TimeoutError(f"no complete answer within {self.settings.timeout:g}s")
                 except Exception as error:
                     exc = error
+                unreachable = self._unreachable(exc)
+                if unreachable is not None:
+                    _STOPPED.setdefault(self._identity, self._masked(unreachable))
+                    raise FatalRequestError(_STOPPED[self._identity])
                 advice = self._fatal_advice(exc)
                 if advice is not None:
                     _STOPPED.setdefault(self._identity, f"{self._describe(exc, attempt)}; {advice}")
@@ -196,6 +207,7 @@ class Endpoint:
 
         if not isinstance(exc, openai.APIStatusError):
             return None
+        _REACHED.add(self.settings.base_url)  # it answered: a later connection failure is retried
         from pytest_toolcall.core.settings import redact_url
 
         s = self.settings
@@ -217,6 +229,30 @@ class Endpoint:
                 "(--toolcall-temperature, --toolcall-max-tokens, --toolcall-extra-body)"
             )
         return None
+
+    def _unreachable(self, exc: Exception) -> str | None:
+        """The line that stops the run when connecting fails (refused, DNS, TLS) to an endpoint that
+        has not answered yet: naming host, port and cause; None otherwise (retried as usual)."""
+        if self.settings.base_url in _REACHED:
+            return None
+        # The transport's ``ConnectError`` (httpx, or the fork the SDK ships), by name: which module
+        # the SDK's transport comes from is its own business.
+        connect = next((e for e in _causes(exc) if type(e).__name__ == "ConnectError"), None)
+        if connect is None:
+            return None
+        # The innermost system error says why (the transport wraps it in one of its own words).
+        root = next((e for e in reversed(list(_causes(connect))) if isinstance(e, OSError)), None)
+        if isinstance(root, ssl.SSLError) or "SSL" in str(connect) or "certificate" in str(connect):
+            cause = f"TLS failed ({root or connect})"
+        elif isinstance(root, socket.gaierror) or "Name or service" in str(connect) or "nodename" in str(connect):
+            cause = f"the name does not resolve ({root or connect})"
+        elif isinstance(root, ConnectionRefusedError) or "refused" in str(connect).lower():
+            cause = "connection refused"
+        else:
+            cause = str(root or connect) or type(connect).__name__
+        url = urllib.parse.urlsplit(self.settings.base_url or "https://api.openai.com/v1")
+        port = url.port or (443 if url.scheme == "https" else 80)
+        return f"cannot connect to {url.hostname}:{port}: {cause}; stopped: check --toolcall-base-url"
 
     def _retry_delay(self, exc: Exception, attempt: int) -> float | None:
         """Seconds to wait before retrying, or None when the error is final."""
@@ -287,6 +323,16 @@ def _names_setting(exc: Exception, settings: ModelSettings) -> bool:
     if "model" in code or param == "model":
         return True
     return param in {"temperature", "max_tokens", *settings.extra_body}
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and the exceptions it was raised from, outermost first."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
 
 
 def _retryable(exc: Exception) -> bool:

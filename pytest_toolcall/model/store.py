@@ -7,6 +7,13 @@ attempts of one unit, each get an answer of their own, as the official runners g
 with WAL so that several xdist workers can write
 at once. Re-running an interrupted run sends only what it had not completed; ``--lf`` and scorer
 changes replay from the store.
+
+A run measures the endpoint as it is now: the store records runs (id, selection digest, started,
+finished) and every answer carries the run that got it. By default an answer is reused only by the
+run that stored it, which a new run of the same selection continues when it did not finish (an
+interrupted run sends only what it had not completed); answers of other runs are reused only when
+the caller says so (``ReusePolicy.other_runs``: ``--toolcall-cache-mode=reuse``, read-only and
+replay, ``--lf``), no older than ``max_age_s``.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import os
 import sqlite3
 import threading
 import time
+import uuid
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -53,6 +61,23 @@ def exchange_key(asker: str, kind: str, request: Any, occurrence: int) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+@dataclasses.dataclass(frozen=True)
+class ReusePolicy:
+    """Which stored answers a run takes: those of its own run (``run_id``), and with ``other_runs``
+    those of any run, no older than ``max_age_s`` seconds (None: any age)."""
+
+    run_id: str | None = None
+    other_runs: bool = False
+    max_age_s: float | None = None
+
+    def allows(self, stored_at: float, run: str | None, now: float) -> bool:
+        if run is not None and run == self.run_id:
+            return True
+        if not self.other_runs:
+            return False
+        return self.max_age_s is None or now - stored_at <= self.max_age_s
+
+
 class StoreError(Exception):
     """A store that cannot be used: one line naming the file and what to do."""
 
@@ -65,9 +90,12 @@ class ResponseStore:
     """The store file at ``path``. ``writable=False`` (modes read-only and replay) opens it read-only:
     a store on a read-only file or folder can be replayed, and a missing one is simply empty."""
 
-    def __init__(self, path: Path, writable: bool = True) -> None:
+    def __init__(self, path: Path, writable: bool = True, policy: ReusePolicy | None = None) -> None:
         self.path = path
         self.writable = writable
+        self.policy = policy or ReusePolicy(other_runs=True)
+        #: Whether the tables carry run ids (a store written before runs were recorded does not).
+        self._has_runs = False
         #: What was wrong with the file found at start, when it was moved aside ("" otherwise).
         self.repaired = ""
         #: Answers that could not be written (a full disk, a file damaged since the start) and why the
@@ -178,23 +206,65 @@ class ResponseStore:
                 "CREATE TABLE IF NOT EXISTS exchanges "
                 "(key TEXT PRIMARY KEY, kind TEXT NOT NULL, stored_at REAL NOT NULL, value TEXT NOT NULL)"
             )
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS runs "
+                "(id TEXT PRIMARY KEY, selection TEXT NOT NULL, started REAL NOT NULL, finished REAL)"
+            )
+            for table in ("responses", "exchanges"):  # added to stores written before runs were recorded
+                if "run" not in {row[1] for row in db.execute(f"PRAGMA table_info({table})")}:
+                    db.execute(f"ALTER TABLE {table} ADD COLUMN run TEXT")
             db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        self._has_runs = "run" in {row[1] for row in db.execute("PRAGMA table_info(responses)")}
         if columns or create:  # reads a page of the table: a truncated file fails here, not mid-run
             db.execute("SELECT count(*) FROM (SELECT key FROM responses LIMIT 1)").fetchone()
         return None
 
+    def begin_run(self, selection: str) -> tuple[str, float | None]:
+        """The run a new session of ``selection`` belongs to: the latest run of that selection when
+        it did not finish (it is continued: (its id, when it started)), else a new one (id, None)."""
+        assert self._db is not None and self.writable
+        with self._lock:
+            row = self._db.execute(
+                "SELECT id, started, finished FROM runs WHERE selection = ? ORDER BY started DESC LIMIT 1", (selection,)
+            ).fetchone()
+            if row is not None and row[2] is None:
+                return row[0], row[1]
+            run = uuid.uuid4().hex
+            self._db.execute(
+                "INSERT INTO runs (id, selection, started) VALUES (?, ?, ?)", (run, selection, time.time())
+            )
+            return run, None
+
+    def finish_run(self, run: str) -> None:
+        """Mark the run finished: a later session of its selection starts a new one."""
+        if self._db is None or not self.writable:
+            return
+        try:
+            with self._lock:
+                self._db.execute("UPDATE runs SET finished = ? WHERE id = ?", (time.time(), run))
+        except sqlite3.DatabaseError:
+            pass  # the next run continues this one: its answers are reused, none lost
+
+    def _row(self, table: str, value: str, key: str) -> Any:
+        """(value, stored_at, run) of a kept row, or None."""
+        assert self._db is not None
+        run = "run" if self._has_runs else "NULL"
+        with self._lock:
+            return self._db.execute(f"SELECT {value}, stored_at, {run} FROM {table} WHERE key = ?", (key,)).fetchone()
+
     def get(self, key: str) -> ChatResponse | None:
+        """The stored answer to ``key`` when the policy allows its reuse (``from_store`` and
+        ``stored_at`` set), else None."""
         if self._db is None:
             return None  # read-only, and there is no store yet
         try:
-            with self._lock:
-                row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
+            row = self._row("responses", "response", key)
         except sqlite3.DatabaseError:
             return None  # a page damaged since the start: a miss, not a crash
-        if row is None:
+        if row is None or not self.policy.allows(row[1], row[2], time.time()):
             return None
         try:
-            return ChatResponse(**json.loads(row[0]))
+            return dataclasses.replace(ChatResponse(**json.loads(row[0])), from_store=True, stored_at=float(row[1]))
         except (ValueError, TypeError):
             return None  # a row this version cannot read is a miss, not a crash
 
@@ -205,8 +275,8 @@ class ResponseStore:
         try:
             with self._lock:
                 self._db.execute(
-                    "INSERT OR REPLACE INTO responses (key, model, stored_at, response) VALUES (?, ?, ?, ?)",
-                    (key, model, time.time(), text),
+                    "INSERT OR REPLACE INTO responses (key, model, stored_at, response, run) VALUES (?, ?, ?, ?, ?)",
+                    (key, model, time.time(), text, self.policy.run_id),
                 )
         except sqlite3.DatabaseError as exc:
             # The answer is still scored; only its reuse by a later run is lost: counted, said once.
@@ -219,9 +289,10 @@ class ResponseStore:
         if self._db is None:
             return False, None
         try:
-            with self._lock:
-                row = self._db.execute("SELECT value FROM exchanges WHERE key = ?", (key,)).fetchone()
-            return (True, json.loads(row[0])) if row is not None else (False, None)
+            row = self._row("exchanges", "value", key)
+            if row is None or not self.policy.allows(row[1], row[2], time.time()):
+                return False, None
+            return True, json.loads(row[0])
         except (sqlite3.DatabaseError, ValueError):  # a store without the table (older, read-only), or damaged
             return False, None
 
@@ -231,8 +302,8 @@ class ResponseStore:
         try:
             with self._lock:
                 self._db.execute(
-                    "INSERT OR REPLACE INTO exchanges (key, kind, stored_at, value) VALUES (?, ?, ?, ?)",
-                    (key, kind, time.time(), json.dumps(value)),
+                    "INSERT OR REPLACE INTO exchanges (key, kind, stored_at, value, run) VALUES (?, ?, ?, ?, ?)",
+                    (key, kind, time.time(), json.dumps(value), self.policy.run_id),
                 )
         except sqlite3.DatabaseError:
             pass  # like ``put``: only the reuse by a later run is lost
@@ -269,6 +340,10 @@ def _disk_full(exc: sqlite3.Error) -> bool:
 _CONNECT: dict[str, Any] = {"timeout": 30, "check_same_thread": False, "isolation_level": None}
 
 
+def _has_column(db: sqlite3.Connection, schema: str, table: str, column: str) -> bool:
+    return column in {row[1] for row in db.execute(f"PRAGMA {schema}.table_info({table})")}
+
+
 def merge_stores(sources: list[Path], target: Path) -> int:
     """Copy every response and recorded exchange of ``sources`` into the store at ``target`` (created if
     needed); a key already there, or met in an earlier source, keeps its first response. Returns the
@@ -284,18 +359,25 @@ def merge_stores(sources: list[Path], target: Path) -> int:
                 try:
                     before = db.total_changes
                     db.execute("BEGIN")
+                    run = "run" if _has_column(db, f"source{number}", "responses", "run") else "NULL"
                     db.execute(
-                        "INSERT OR IGNORE INTO responses SELECT key, model, stored_at, response "
-                        f"FROM source{number}.responses"
+                        "INSERT OR IGNORE INTO responses (key, model, stored_at, response, run) "
+                        f"SELECT key, model, stored_at, response, {run} FROM source{number}.responses"
                     )
                     copied += db.total_changes - before
                     tables = {
                         r[0] for r in db.execute(f"SELECT name FROM source{number}.sqlite_master WHERE type='table'")
                     }
                     if "exchanges" in tables:
+                        run = "run" if _has_column(db, f"source{number}", "exchanges", "run") else "NULL"
                         db.execute(
-                            "INSERT OR IGNORE INTO exchanges SELECT key, kind, stored_at, value "
-                            f"FROM source{number}.exchanges"
+                            "INSERT OR IGNORE INTO exchanges (key, kind, stored_at, value, run) "
+                            f"SELECT key, kind, stored_at, value, {run} FROM source{number}.exchanges"
+                        )
+                    if "runs" in tables:
+                        db.execute(
+                            "INSERT OR IGNORE INTO runs SELECT id, selection, started, finished "
+                            f"FROM source{number}.runs"
                         )
                     db.execute("COMMIT")
                 finally:
@@ -329,14 +411,14 @@ class CachedModel:
         cached = self.store.get(key)
         if cached is not None:
             future: Future[ChatResponse] = Future()
-            future.set_result(dataclasses.replace(cached, latency_s=0.0, retries=0, from_store=True))
+            future.set_result(dataclasses.replace(cached, latency_s=0.0, retries=0))
             return future
         if self.model is None:  # replay: never any network
             future = Future()
             future.set_exception(RequestError("replay mode: no stored response for this request"))
             return future
         future = self.model.submit(request)
-        if self.mode != "read-write":
+        if not self.store.writable:
             return future
         # The caller sees the answer only once it is stored: a scorer that is slow (or interrupted)
         # never costs the request, whatever the threads do meanwhile.

@@ -238,6 +238,8 @@ class GateVerdict:
     shortfalls: tuple[str, ...]  # every reason the gate fails; empty when it passes
     failed: int  # items the line counts as failed
     passed_note: str  # what held, when it passes
+    #: How many answers the store gave (not measured now) and when the oldest was kept; "" when none.
+    store_note: str = ""
 
     @property
     def passed(self) -> bool:
@@ -246,9 +248,10 @@ class GateVerdict:
     @property
     def line(self) -> str:
         """The line that announces the gate's result (in the terminal summary and offline)."""
+        store = f" [{self.store_note}]" if self.store_note else ""
         if self.shortfalls:
-            return "toolcall gate FAILED: " + "; ".join(self.shortfalls)
-        return f"toolcall gate passed ({self.failed} item(s) failed, {self.passed_note})"
+            return "toolcall gate FAILED: " + "; ".join(self.shortfalls) + store
+        return f"toolcall gate passed ({self.failed} item(s) failed, {self.passed_note}){store}"
 
 
 def decide(result: RunResult, options: GateOptions) -> GateVerdict:
@@ -274,7 +277,17 @@ def decide(result: RunResult, options: GateOptions) -> GateVerdict:
     notes = ["every threshold holds"] if options.thresholds else []
     if options.alpha is not None:
         notes.append(f"no significant regression at alpha={options.alpha:g}")
-    return GateVerdict(tuple(shortfalls), failed_items(result.samples), ", ".join(notes))
+    return GateVerdict(tuple(shortfalls), failed_items(result.samples), ", ".join(notes), store_note(result.usage))
+
+
+def store_note(usage: dict[str, Any] | None) -> str:
+    """``N answer(s) from the store, the oldest stored <when>``, or "" when every answer is fresh."""
+    if not usage or not usage.get("from_store"):
+        return ""
+    note = f"{usage['from_store']} answer(s) from the response store"
+    if usage.get("oldest_stored_at"):
+        note += f", the oldest stored {usage['oldest_stored_at']}"
+    return note
 
 
 def exit_failed(verdict: GateVerdict, result: RunResult) -> bool:

@@ -51,6 +51,8 @@ def markdown(result: RunResult, verdict: GateVerdict | None, alpha: float | None
             parts.append("".join(f"- {shortfall}\n" for shortfall in verdict.shortfalls) + "\n")
         else:
             parts.append("### Gate: passed\n")
+        if verdict.store_note:  # what the gate judged was not all measured now
+            parts.append(f"Not measured now: {verdict.store_note}.\n")
     return "\n".join(parts) + "\n"
 
 

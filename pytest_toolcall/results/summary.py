@@ -25,11 +25,13 @@ def usage_lines(usage: dict[str, Any], price: tuple[float, float] | None) -> lis
     if extra:
         tokens += f" (of which {', '.join(extra)})"
     rows = [
-        ["requests", f"{usage['requests']:,} ({usage['fresh']:,} sent, {usage['from_store']:,} from the store)"],
+        ["requests", f"{usage['requests']:,} ({usage['fresh']:,} sent, {store_text(usage)})"],
         ["tokens", tokens],
         [
             "latency of sent requests",
-            f"p50 {number(usage['latency_p50_s'], 2)} s, p95 {number(usage['latency_p95_s'], 2)} s",
+            f"p50 {number(usage['latency_p50_s'], 2)} s, p95 {number(usage['latency_p95_s'], 2)} s"
+            if usage["latency_p50_s"] is not None
+            else "none sent",
         ],
         ["retries", f"{usage['retries']:,}"],
     ]
@@ -38,6 +40,14 @@ def usage_lines(usage: dict[str, Any], price: tuple[float, float] | None) -> lis
             ["estimated cost", f"{usage['cost_usd']:.4f} USD (sent requests at {price[0]:g}/{price[1]:g} USD/M)"]
         )
     return tabulate(rows, tablefmt="plain", disable_numparse=True).splitlines()
+
+
+def store_text(usage: dict[str, Any]) -> str:
+    """``N from the store`` and, when any, when the oldest of them was kept."""
+    text = f"{usage['from_store']:,} from the store"
+    if usage.get("oldest_stored_at"):
+        text += f", the oldest stored {usage['oldest_stored_at']}"
+    return text
 
 
 def comparison_lines(comparison: dict[str, Any], alpha: float | None) -> list[str]:

@@ -5,6 +5,7 @@ that starts the work of upcoming items. Lives in every process that runs items (
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
 import json
 import os
@@ -17,19 +18,31 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.core.benchmark import Dialogue, Requests, Skip, Unit
-from pytest_toolcall.core.settings import ORACLE, Settings
+from pytest_toolcall.core.settings import ORACLE, WRITING_MODES, Settings
 from pytest_toolcall.core.text import inert
 from pytest_toolcall.core.types import ChatRequest, ChatResponse, FatalRequestError, Model, ModelSettings, RequestError
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.model.oracle import OracleModel
 from pytest_toolcall.model.prefetch import DoneJob, Job, Prefetcher, RequestsJob, RunOrder, ThreadJob
-from pytest_toolcall.model.store import CachedModel, ResponseStore, StoreError, exchange_key
+from pytest_toolcall.model.store import CachedModel, ResponseStore, ReusePolicy, StoreError, exchange_key
 from pytest_toolcall.results.usage import Budget
 from pytest_toolcall.runner import compat
 from pytest_toolcall.runner.collect import CATALOG, Catalog, unit_of
 from pytest_toolcall.runner.items import HAND_OVER, Handed
 
 STORE_FILE = "responses.sqlite3"
+#: The run of the store this session belongs to (``ResponseStore.begin_run``): set where the store is
+#: checked at start-up; xdist workers get it in their ``workerinput`` under ``STORE_RUN_INPUT``.
+STORE_RUN = pytest.StashKey["str | None"]()
+STORE_RUN_INPUT = "toolcall_store_run"
+#: Options that change neither what is collected nor what is sent: a run interrupted and started
+#: again with another of these continues (its answers reused).
+_NOT_SELECTION = frozenset(
+    {
+        "cache", "cache-mode", "cache-max-age", "report", "html", "fail-under", "max-errors", "baseline",
+        "fail-on-regression", "gate-on", "gate-value", "concurrency", "timeout", "max-retries", "budget", "price",
+    }
+)  # fmt: skip
 
 
 class Answers:
@@ -153,13 +166,24 @@ class Answers:
             folder = self.store_dir()
             if folder is not None:
                 try:
-                    self._store = ResponseStore(folder / STORE_FILE, self.settings.cache_mode == "read-write")
+                    self._store = ResponseStore(
+                        folder / STORE_FILE, self.settings.cache_mode in WRITING_MODES, self.policy()
+                    )
                 except StoreError as exc:
                     raise RequestError(f"response store: {exc}") from None
         return self._store
 
     def store_dir(self) -> Path | None:
         return store_dir(self.config, self.settings)
+
+    def policy(self) -> ReusePolicy:
+        """Which stored answers this run takes: its own run's (an interrupted run continued), and
+        those of earlier runs only when asked (``reuse``, read-only, replay) or for ``--lf``."""
+        s = self.settings
+        run_id = compat.worker_input(self.config).get(STORE_RUN_INPUT) or self.config.stash.get(STORE_RUN, None)
+        last_failed = bool(getattr(self.config.option, "lf", False))
+        other_runs = s.cache_mode in ("reuse", "read-only", "replay") or last_failed
+        return ReusePolicy(run_id=run_id, other_runs=other_runs, max_age_s=s.cache_max_age)
 
     def store_losses(self) -> tuple[int, str]:
         """How many answers this process could not write to the store, and why the first could not."""
@@ -384,7 +408,7 @@ class UnitModels:
         if self._run.settings.cache_mode == "replay":
             raise RequestError(f"replay mode: no stored {kind} answer for {json.dumps(request, default=repr)[:200]}")
         value = perform()
-        if store is not None and self._run.settings.cache_mode == "read-write":
+        if store is not None and self._run.settings.cache_mode in WRITING_MODES:
             store.put_exchange(key, kind, value)
         return value
 
@@ -415,6 +439,8 @@ def request_usage(response: ChatResponse) -> dict[str, Any]:
     """One request's entry in a sample's ``usage.requests`` (what ``results.usage`` sums)."""
     entry: dict[str, Any] = dict(response.usage or {})
     entry.update(latency_s=round(response.latency_s, 4), from_store=response.from_store, retries=response.retries)
+    if response.from_store and response.stored_at is not None:
+        entry["stored_at"] = round(response.stored_at, 3)
     return entry
 
 
@@ -482,9 +508,45 @@ def check_store(config: pytest.Config, settings: Settings) -> str:
     folder = store_dir(config, settings)
     if folder is None:
         return ""
+    if settings.cache_mode == "replay" and not (folder / STORE_FILE).exists():
+        raise pytest.UsageError(f"--toolcall-cache-mode=replay: no response store at {folder / STORE_FILE}")
+    writes = settings.cache_mode in WRITING_MODES
     try:
-        store = ResponseStore(folder / STORE_FILE, settings.cache_mode == "read-write")
+        store = ResponseStore(folder / STORE_FILE, writes)
     except StoreError as exc:
         raise pytest.UsageError(f"--toolcall-cache: {exc}") from None
-    store.close()
+    try:
+        if writes and not config.option.collectonly:
+            config.stash[STORE_RUN], _ = store.begin_run(selection_digest(config, settings))
+    finally:
+        store.close()
     return f"{store.path}: {store.repaired}" if store.repaired else ""
+
+
+def selection_digest(config: pytest.Config, settings: Settings) -> str:
+    """What a session runs and sends: its arguments, -k, -m and the options that change the items or
+    the requests (a run started again with the same ones continues the store's unfinished run)."""
+    payload = {
+        "args": sorted(str(arg) for arg in config.args),
+        "keyword": getattr(config.option, "keyword", "") or "",
+        "markexpr": getattr(config.option, "markexpr", "") or "",
+        "options": {k: v for k, v in sorted(settings.raw.items()) if k not in _NOT_SELECTION},
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def finish_store_run(config: pytest.Config, settings: Settings) -> None:
+    """Mark this session's run of the store finished (an uninterrupted session): the next session
+    of the same selection asks the model anew."""
+    run = config.stash.get(STORE_RUN, None)
+    folder = store_dir(config, settings) if run is not None else None
+    if run is None or folder is None:
+        return
+    try:
+        store = ResponseStore(folder / STORE_FILE, True)
+    except StoreError:
+        return  # the next session continues this run: nothing is lost
+    try:
+        store.finish_run(run)
+    finally:
+        store.close()

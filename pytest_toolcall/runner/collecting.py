@@ -28,7 +28,9 @@ class Collection:
     def pytest_report_header(self) -> list[str]:
         s = self.run.settings
         endpoint = redact_url(s.base_url) or f"{OPENAI_DEFAULT_URL} (the SDK's default)"
-        if not s.sends_requests:
+        if s.cache_mode == "replay":
+            endpoint = "none (replay from the response store)"
+        elif not s.sends_requests:
             endpoint = "none (oracle)"
         parts = [f"toolcall: model={s.model} endpoint={endpoint} bench={','.join(s.benches) or 'none'}"]
         parts += filter(None, (benchmark.header() for benchmark in self.run.benchmarks.values()))

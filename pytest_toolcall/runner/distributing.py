@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.model import sdk_process
-from pytest_toolcall.runner import compat, selection, shards
+from pytest_toolcall.runner import answers, compat, selection, shards
 from pytest_toolcall.runner.run import STORE_LOST, Run
 
 
@@ -24,6 +24,7 @@ class XdistController:
         if self.run.settings.sends_requests:
             node.workerinput[sdk_process.WORKER_INPUT] = sdk_process.client_address()
         node.workerinput[selection.WORKER_INPUT] = self.run.requested
+        node.workerinput[answers.STORE_RUN_INPUT] = self.run.config.stash.get(answers.STORE_RUN, None)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:

@@ -15,7 +15,7 @@ from pytest_toolcall.core.blocks import BlockError
 from pytest_toolcall.core.settings import redact_url
 from pytest_toolcall.results import gate, github, report, summary
 from pytest_toolcall.results.run_result import RunResult
-from pytest_toolcall.runner import shards
+from pytest_toolcall.runner import answers, shards
 from pytest_toolcall.runner.run import Run, now
 
 #: The run's result, once the session has finished (JUnit's suite properties read it there).
@@ -57,6 +57,8 @@ class RunEnd:
         except BlockError as exc:  # a benchmark's bug: one line, not a traceback, and no report
             pytest.exit(str(exc), returncode=pytest.ExitCode.INTERNAL_ERROR)
         self.result = run.config.stash[RESULT] = result
+        if not (interrupted or session.shouldfail or session.shouldstop or self.stopped(samples)):
+            answers.finish_store_run(run.config, s)
         if s.report or s.html:
             document = result.document()
             if s.report:
@@ -76,6 +78,11 @@ class RunEnd:
             if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
                 failed = gate.exit_failed(self.verdict, result)
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED if failed else pytest.ExitCode.OK
+
+    @staticmethod
+    def stopped(samples: list[dict[str, Any]]) -> bool:
+        """Whether items were left unasked (a fatal answer, the budget): the session did not finish."""
+        return any(r.get("stopped") or r.get("not_run") == "budget" for r in samples)
 
     def samples(self) -> list[dict[str, Any]]:
         """Every record; a record of a crashed worker gets its unit's identity from the data."""

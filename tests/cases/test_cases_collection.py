@@ -139,6 +139,18 @@ def test_model_in_the_ini_runs_the_project_and_the_named_benchmarks(project: pyt
 
 
 @pytest.mark.slow
+def test_a_model_typed_in_a_configured_project_only_replaces_the_model(project: pytest.Pytester) -> None:
+    """The ini file decides what a configured project runs: ``--toolcall-model`` on the command line
+    (the natural "check my cases offline" with the oracle) collects the same items, no benchmark."""
+    project.makeini("[pytest]\ntestpaths = tests\nmarkers =\n    smoke: quick\ntoolcall_model = some-endpoint-model\n")
+    result = project.runpytest(*ORACLE, "--collect-only", "-q", "-p", "no:randomly")
+    assert len(collected(result)) == 4 and not any("acebench" in i for i in collected(result))
+    project.makeini("[pytest]\ntestpaths = tests\nmarkers =\n    smoke: quick\ntoolcall_bench = cases\n")
+    result = project.runpytest(*ORACLE, "--collect-only", "-q", "-p", "no:randomly")
+    assert len(collected(result)) == 4 and not any("acebench" in i for i in collected(result))
+
+
+@pytest.mark.slow
 def test_inert_without_a_model(project: pytest.Pytester) -> None:
     result = project.runpytest("tests", "-q", "-p", "no:randomly", "-rs")
     result.assert_outcomes(passed=1, skipped=1)  # the case file is not collected at all

@@ -122,9 +122,48 @@ def test_replay_without_a_stored_response_is_an_error(
 ) -> None:
     store = pytester.path / "empty-store"
     result = pytester.runpytest(*model_args, f"--toolcall-cache={store}", "--toolcall-cache-mode=replay", "-k", "bool")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR  # no store at all: one line, not an error per item
+    assert f"--toolcall-cache-mode=replay: no response store at {store}" in result.stderr.str()
+    pytester.runpytest(*model_args, f"--toolcall-cache={store}", "-k", "enum")
+    sent = server.count
+    result = pytester.runpytest(*model_args, f"--toolcall-cache={store}", "--toolcall-cache-mode=replay", "-k", "bool")
     result.assert_outcomes(errors=LIMIT)
-    assert server.count == 0
+    assert server.count == sent
     assert "replay mode: no stored response" in result.stdout.str()
+
+
+def test_a_new_run_asks_the_changed_endpoint_again(
+    pytester: pytest.Pytester, model_args: list[str], server: ChatServer, answer_table: Any
+) -> None:
+    """Same model name, same URL, a worse server behind it: with the default options the second run
+    asks the model again (the store never hides the change) and the gate fails on the regression;
+    only ``--toolcall-cache-mode=reuse`` takes the completed run's answers, within its maximum age."""
+    _, requests = answer_table
+    store = pytester.path / "store"
+    args = [*model_args, f"--toolcall-cache={store}", "-n", "2"]
+    pytester.runpytest(*args).assert_outcomes(passed=15 * LIMIT - len(WRONG), failed=len(WRONG))
+    assert server.count == requests
+    (pytester.path / "report.json").rename(pytester.path / "before.json")
+    server.responder = lambda body: Reply(content="no idea")  # the same name, a worse model behind it
+    gated = [*args, "--toolcall-baseline=before.json", "--toolcall-fail-on-regression"]
+    worse = pytester.runpytest(*gated)
+    assert server.count == 2 * requests  # every request asked again
+    assert worse.ret == pytest.ExitCode.TESTS_FAILED
+    out = worse.stdout.str()
+    assert "toolcall gate FAILED: " in out and "regressed" in out and "0 from the store" in out
+    usage = json.loads((pytester.path / "report.json").read_text())["usage"]
+    assert (usage["fresh"], usage["from_store"], usage["oldest_stored_at"]) == (requests, 0, None)
+    # reuse: the completed run's answers (the worse ones), nothing sent, and the run says so
+    reused = pytester.runpytest(*model_args, f"--toolcall-cache={store}", "--toolcall-cache-mode=reuse")
+    assert server.count == 2 * requests
+    usage = json.loads((pytester.path / "report.json").read_text())["usage"]
+    assert usage["from_store"] == requests and usage["oldest_stored_at"].endswith("Z")
+    assert f"{requests} from the store, the oldest stored {usage['oldest_stored_at']}" in reused.stdout.str()
+    # ... no older than the maximum age: here none is young enough
+    pytester.runpytest(
+        *model_args, f"--toolcall-cache={store}", "--toolcall-cache-mode=reuse", "--toolcall-cache-max-age=0s"
+    )
+    assert server.count == 3 * requests
 
 
 def test_two_workers_write_the_store_at_once(

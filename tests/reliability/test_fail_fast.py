@@ -10,6 +10,7 @@ empty ``--toolcall-api-key-env=`` says the endpoint needs none.
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -157,3 +158,33 @@ def test_an_endpoint_that_needs_no_key_gets_no_authorization(
     result = _run(pytester, server, data, "--toolcall-api-key-env=")
     result.assert_outcomes(failed=ITEMS)  # answered (with text where a call was expected)
     assert server.auth_headers == [None] * ITEMS  # never "Bearer unset"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dist", [[], ["-n", "2"]], ids=["no-xdist", "n2"])
+def test_an_unreachable_endpoint_stops_the_run(
+    pytester: pytest.Pytester, data: Path, monkeypatch: pytest.MonkeyPatch, dist: list[str]
+) -> None:
+    """A closed port: the first failed connection stops the sending (no retry, no item after it),
+    one line naming host, port and cause; the other items are skipped with that reason."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with socket.socket() as closed:  # a port that was free a moment ago: nothing listens there
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    base_url = f"http://127.0.0.1:{port}/v1"
+    result = pytester.runpytest(
+        *general_fc_args(base_url, data, f"--toolcall-concurrency={CONCURRENCY}"),
+        "--toolcall-report=report.json",
+        "--toolcall-max-retries=3",
+        *dist,
+    )
+    outcomes = result.parseoutcomes()
+    workers = 2 if dist else 1
+    # at most the requests in flight at the first failure are errors (each one attempt); the rest skipped
+    assert 1 <= outcomes.get("errors", 0) <= workers and outcomes["errors"] + outcomes["skipped"] == ITEMS
+    reason = f"cannot connect to 127.0.0.1:{port}: connection refused; stopped: check --toolcall-base-url"
+    lines = [text for text in result.stdout.lines if text.startswith("toolcall: cannot connect")]
+    assert len(lines) == 1 and reason in lines[0], result.stdout.str()[-3000:]
+    samples = load_report(pytester.path / "report.json")["samples"]
+    assert all(reason in (s.get("error") or s.get("reason") or "") for s in samples if s["outcome"] == "error")
+    assert len(result.stdout.str()) < 20_000  # not a page per item

@@ -177,7 +177,7 @@ def test_identical_requests_of_two_units_get_answers_of_their_own(pytester: pyte
     first = pytester.runpytest(*args, "--toolcall-concurrency=1")
     first.assert_outcomes(passed=1, failed=1)
     sent = server.count
-    again = pytester.runpytest(*args)
+    again = pytester.runpytest(*args, "--toolcall-cache-mode=reuse")
     again.assert_outcomes(passed=1, failed=1)  # one stored answer per unit: not one shared answer
     assert server.count == sent == 2
     samples = report_of(pytester)["samples"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_toolcall.core.settings import parse_price
+from pytest_toolcall.results import gate, summary
 from pytest_toolcall.results.usage import Budget, cost_usd, usage_summary
 
 
@@ -81,3 +82,24 @@ def test_budget_stops_once_the_estimate_passes_the_limit() -> None:
     assert budget.spent_usd == pytest.approx(0.010)
     budget.add(request(None, 1, 0.5))  # + 0.000008
     assert budget.exhausted
+
+
+def test_answers_from_the_store_are_counted_with_the_oldest_time() -> None:
+    """``from_store`` counts the stored answers, ``oldest_stored_at`` is the earliest ``stored_at`` of
+    those (fresh answers carry none), and the gate line and step summary say it."""
+    day = 1_764_633_600.0  # 2025-12-02T00:00:00Z
+    records = [
+        {"prompt_tokens": 1, "completion_tokens": 1, "latency_s": 0.0, "from_store": True, "stored_at": day + 7200},
+        {"prompt_tokens": 1, "completion_tokens": 1, "latency_s": 0.0, "from_store": True, "stored_at": day + 60},
+        {"prompt_tokens": 1, "completion_tokens": 1, "latency_s": 0.5, "from_store": False},
+    ]
+    usage = usage_summary(records)
+    assert (usage["from_store"], usage["fresh"], usage["oldest_stored_at"]) == (2, 1, "2025-12-02T00:01:00Z")
+    assert usage_summary(records[2:])["oldest_stored_at"] is None
+    note = gate.store_note(usage)
+    assert note == "2 answer(s) from the response store, the oldest stored 2025-12-02T00:01:00Z"
+    assert gate.store_note(usage_summary(records[2:])) == ""
+    verdict = gate.GateVerdict((), 0, "every threshold holds", note)
+    assert verdict.line.endswith(f"[{note}]")
+    only_stored = usage_summary(records[:2])
+    assert "none sent" in "\n".join(summary.usage_lines(only_stored, None))  # not "p50 - s"

@@ -12,6 +12,9 @@ import pytest
 from tests.support.chat_server import ChatServer
 from tests.support.serving_contract import BREAKS, contract_model
 
+# Every test here runs pytest against the local server: the integration set, left out of the fast loop.
+pytestmark = pytest.mark.slow
+
 
 def verdicts(pytester: pytest.Pytester, server: ChatServer, *args: str) -> dict[str, tuple[str, str | None]]:
     pytester.runpytest(
@@ -50,9 +53,6 @@ def test_the_same_verdicts_as_chat_completions(pytester: pytest.Pytester, stream
 
 DIALOGUE = """
 import json
-
-# Every test here runs pytest against the local server: the integration set, left out of the fast loop.
-pytestmark = pytest.mark.slow
 
 WEATHER = [{"type": "function", "function": {"name": "get_weather",
             "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]

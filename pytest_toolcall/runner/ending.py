@@ -6,6 +6,7 @@ status, and writes the terminal and GitHub summaries, all from that result."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -73,6 +74,11 @@ class RunEnd:
                     write_html(document, s.html)
                 except (OSError, ValueError) as exc:
                     run.output_lost(session, "HTML report", s.html, exc)
+                if run.baseline is not None:
+                    try:
+                        write_diff(run.baseline, document, s.html)
+                    except (OSError, ValueError) as exc:
+                        run.output_lost(session, "HTML diff", diff_path(s.html), exc)
         if run.gate.active:
             self.verdict = gate.decide(result, run.gate)
             if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
@@ -149,6 +155,8 @@ class RunEnd:
             tr.write_line(f"toolcall report: {s.report}")
         if s.html and "HTML report" not in lost:
             tr.write_line(f"toolcall HTML report: {s.html}")
+        if s.html and self.run.baseline is not None and "HTML diff" not in lost:
+            tr.write_line(f"toolcall HTML diff against the baseline: {diff_path(s.html)}")
         for failure in result.output_failures:
             tr.write_line(f"toolcall: {failure}", red=True, bold=True)
         lost, why = self.run.store_lost
@@ -158,3 +166,19 @@ class RunEnd:
                 "they were scored, but a later run asks for them again",
                 yellow=True,
             )
+
+
+def diff_path(html: Path) -> Path:
+    """Where a run with a baseline writes its side-by-side diff: beside the HTML report."""
+    return html.with_name(f"{html.stem}.diff.html")
+
+
+def write_diff(baseline: dict[str, Any], document: dict[str, Any], html: Path) -> None:
+    """The page of ``pytest-toolcall diff BASELINE NOW``, written by the run itself."""
+    from pytest_toolcall.results.diff_html import diff_page
+    from pytest_toolcall.results.diffing import diff_runs
+    from pytest_toolcall.results.html import write_page
+
+    diff = diff_runs(baseline["samples"], document["samples"])
+    page = diff_page(diff, str(baseline.get("path", "baseline")), str(html), baseline["run"], document["run"])
+    write_page(page, diff_path(html))

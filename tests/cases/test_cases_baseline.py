@@ -126,3 +126,21 @@ def test_a_cases_regression_is_found_named_and_gated(
     )
     assert status == 1
     assert line in capsys.readouterr().out
+
+
+def test_a_run_with_a_baseline_writes_the_side_by_side_diff_beside_its_html(
+    pytester: pytest.Pytester, serve: Any
+) -> None:
+    pytester.makefile(".toolcall.yaml", weather=case_file())
+    pytester.runpytest(*args(serve({"q0", "q1"}), "--toolcall-report=base.json"))
+    now = serve({"q0"})
+    result = pytester.runpytest(*args(now, "--toolcall-baseline=base.json", "--toolcall-html=out/report.html"))
+    page = (pytester.path / "out" / "report.diff.html").read_text(encoding="utf-8")
+    result.stdout.fnmatch_lines(["toolcall HTML diff against the baseline: *out/report.diff.html"])
+    # The one regressed case is there with both of its answers: the baseline's call and today's text.
+    assert "weather.toolcall.yaml::q1" in page and "weather.toolcall.yaml::q0" not in page
+    assert "get_weather" in page and "no idea" in page
+    # Without a baseline no diff is written.
+    pytester.runpytest(*args(serve({"q0"}), "--toolcall-html=alone/report.html"))
+    assert (pytester.path / "alone" / "report.html").exists()
+    assert not (pytester.path / "alone" / "report.diff.html").exists()

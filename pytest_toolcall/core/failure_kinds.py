@@ -22,6 +22,14 @@ TOOL_MARKUP_IN_TEXT = "tool_markup_in_text"
 #: Multi-step runs: the final text answer differs, or the step budget was spent before one came.
 WRONG_FINAL = "wrong_final"
 STEP_LIMIT = "step_limit"
+#: Reasoning, and neither text nor a tool call (a reasoning parser that swallowed the answer).
+REASONING_ONLY = "reasoning_only"
+#: The endpoint answered with another HTTP status than the case expects (``expect.status``).
+UNEXPECTED_STATUS = "unexpected_status"
+#: A streamed answer that broke a stream rule (``--toolcall-stream on|both``).
+STREAM_PROTOCOL = "stream_protocol"
+#: ``--toolcall-stream both``: the streamed answer differs from the plain one.
+STREAM_MISMATCH = "stream_mismatch"
 FAILURE_KINDS = (
     NO_CALL,
     UNEXPECTED_CALL,
@@ -36,6 +44,10 @@ FAILURE_KINDS = (
     TOOL_MARKUP_IN_TEXT,
     WRONG_FINAL,
     STEP_LIMIT,
+    REASONING_ONLY,
+    UNEXPECTED_STATUS,
+    STREAM_PROTOCOL,
+    STREAM_MISMATCH,
 )
 
 

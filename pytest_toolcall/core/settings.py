@@ -117,6 +117,19 @@ OPTIONS = (
         metavar="USD",
     ),
     Option(
+        "stream",
+        "off: plain requests; on: every request streamed (answers reassembled from the deltas, stream rules "
+        "checked); both: asked both ways, official numbers from the plain answers, streamed ones compared",
+        default="off",
+        metavar="off|on|both",
+    ),
+    Option(
+        "api",
+        "the wire format: chat (Chat Completions) or responses (the Responses API)",
+        default="chat",
+        metavar="chat|responses",
+    ),
+    Option(
         "shard", "run only shard K of N (1-based): a deterministic subset balanced by cost", ini=False, metavar="K/N"
     ),
 )
@@ -187,6 +200,10 @@ class Settings:
     #: ``--toolcall-model`` typed on the command line with no path argument: the run collects only
     #: the benchmark items (docs/contract.md, "Activation and collection"), whatever the ini file's testpaths.
     benchmark_items_only: bool = False
+    #: ``--toolcall-stream``: off, on or both.
+    stream: str = "off"
+    #: ``--toolcall-api``: chat or responses.
+    api: str = "chat"
 
     def option(self, name: str) -> str | None:
         """The resolved text of an option (``"lang"`` for ``--toolcall-lang``)."""
@@ -272,6 +289,8 @@ class Settings:
             ),
             shard=parse_shard(raw["shard"]),
             benchmark_items_only=items_only,
+            stream=_one_of("stream", _given(raw, "stream"), ("off", "on", "both")),
+            api=_one_of("api", _given(raw, "api"), ("chat", "responses")),
         )
 
 
@@ -338,6 +357,13 @@ def parse_choices(name: str, value: str, allowed: tuple[str, ...]) -> tuple[str,
     if unknown or not chosen:
         raise usage_error(name, f"unknown value {', '.join(unknown) or repr(value)}; choose from {', '.join(allowed)}")
     return chosen
+
+
+def _one_of(name: str, value: str, allowed: tuple[str, ...]) -> str:
+    chosen = parse_choices(name, value, allowed)
+    if len(chosen) > 1:
+        raise usage_error(name, f"one value, not {value!r}; choose from {', '.join(allowed)}")
+    return chosen[0]
 
 
 def parse_number(

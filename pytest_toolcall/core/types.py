@@ -29,6 +29,10 @@ class ModelSettings:
     concurrency: int
     #: The environment variable the key came from ("" for an endpoint that needs none): named in advice.
     api_key_env: str | None = None
+    #: Ask with ``stream: true`` and reassemble the answer from its deltas (``--toolcall-stream``).
+    stream: bool = False
+    #: The wire format: ``chat`` (Chat Completions) or ``responses`` (``--toolcall-api``).
+    api: str = "chat"
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,9 @@ class ChatRequest:
     #: Which unit, attempt and step asks (``benchmark/unit key/attempt/step``): never sent, part of the
     #: store key, so that identical requests of two units (or two attempts) get answers of their own.
     identity: str | None = field(default=None, compare=False)
+    #: An HTTP error answer (a 4xx other than 429) is the answer (``ChatResponse.status``), not a failed
+    #: request: the serving contract's probes expect some (``tool_choice: required`` with no tools).
+    answer_errors: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -58,6 +65,11 @@ class ChatResponse:
     retries: int = 0
     #: Answered by the response store: nothing was sent this time.
     from_store: bool = False
+    #: The HTTP status: 200, or the 4xx of an error answer a request with ``answer_errors`` accepts
+    #: (``content`` is then the error's message).
+    status: int = 200
+    #: The stream rules a streamed answer broke, each ``"<rule> at chunk <n>: <detail>"``.
+    stream_problems: list[str] = field(default_factory=list)
 
 
 class RequestError(Exception):

@@ -16,7 +16,9 @@ class OracleModel:
     def submit(self, request: ChatRequest) -> concurrent.futures.Future[ChatResponse]:
         future: concurrent.futures.Future[ChatResponse] = concurrent.futures.Future()
         reference = request.reference
-        if isinstance(reference, dict):
+        if isinstance(reference, dict) and "status" in reference:  # a refusal (an HTTP error answer)
+            future.set_result(ChatResponse(reference.get("content"), None, status=reference["status"]))
+        elif isinstance(reference, dict):
             calls = reference.get("tool_calls") or []
             finish = "tool_calls" if calls else "stop"
             future.set_result(ChatResponse(reference.get("content"), finish, list(calls)))

@@ -13,7 +13,7 @@ Ctrl-C and exits when its input (a pipe from the process that started it) closes
 outlives pytest, however pytest ends. Protocol, one JSON object per line, per connection:
 
     -> {"settings": {...}}            once, first: the model's settings, API key included
-    -> {"id": n, "request": {...}}    a ChatRequest (messages, tools, sampling)
+    -> {"id": n, "request": {...}}    a ChatRequest (messages, tools, sampling, answer_errors)
     -> {"cancel": n}                  not wanted any more (never sent if still queued)
     <- {"id": n, "response": {...}}   a ChatResponse
     <- {"id": n, "error": "...", "fatal": bool}   no answer after the retries (fatal: none will come)
@@ -175,7 +175,12 @@ class GatewayModel:
             closed = self._closed
             if not closed:
                 self._pending[number] = future
-        body = {"messages": request.messages, "tools": request.tools, "sampling": request.sampling}
+        body = {
+            "messages": request.messages,
+            "tools": request.tools,
+            "sampling": request.sampling,
+            "answer_errors": request.answer_errors,
+        }
         if closed or not self._send({"id": number, "request": body}):
             with self._lock:
                 self._pending.pop(number, None)

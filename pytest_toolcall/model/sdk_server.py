@@ -20,6 +20,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from pytest_toolcall.core.types import ChatRequest, ChatResponse, FatalRequestError, ModelSettings, RequestError
+from pytest_toolcall.model import responses_api, streaming
 
 if TYPE_CHECKING:
     import openai
@@ -91,8 +92,10 @@ class Endpoint:
                     # The whole request (connect to last byte) within the timeout: httpx's own
                     # timeout applies per read, so a server trickling bytes would never time out.
                     async with asyncio.timeout(self.settings.timeout):
-                        completion = await self._create(request)
+                        completion, problems = await self._create(request)
                     response = _response(completion, time.perf_counter() - started)
+                    if problems:
+                        response = dataclasses.replace(response, stream_problems=problems)
                     return dataclasses.replace(response, retries=attempt) if attempt else response
                 except TimeoutError:
                     exc: Exception = TimeoutError(f"no complete answer within {self.settings.timeout:g}s")
@@ -102,31 +105,50 @@ class Endpoint:
                 if advice is not None:
                     _STOPPED.setdefault(self._identity, f"{self._describe(exc, attempt)}; {advice}")
                     raise FatalRequestError(_STOPPED[self._identity])
+                refusal = self._refusal(request, exc, time.perf_counter() - started)
+                if refusal is not None:
+                    return refusal
                 delay = self._retry_delay(exc, attempt)
                 if delay is None:
                     raise RequestError(self._describe(exc, attempt)) from None
                 attempt += 1
                 await asyncio.sleep(delay)
 
-    async def _create(self, request: ChatRequest) -> Any:
+    async def _create(self, request: ChatRequest) -> tuple[Any, list[str]]:
         """POST the body as built here, through the SDK's documented generic ``post``: the SDK
         adds auth, base URL, timeouts and error types, but neither rewrites ``messages``/``tools``
-        nor builds typed response objects (a few ms of CPU per request, which limits throughput)."""
+        nor builds typed response objects (a few ms of CPU per request, which limits throughput).
+        Returns the answer as a ``chat.completion`` and, for a streamed one, the stream rules it broke."""
         settings = self.settings
-        body: dict[str, Any] = {"model": settings.model, "messages": request.messages}
-        if request.tools is not None:
-            body["tools"] = request.tools
         sampling = {"temperature": settings.temperature, "max_tokens": settings.max_tokens, **request.sampling}
-        body.update((k, v) for k, v in sampling.items() if v is not None)
+        values = {k: v for k, v in sampling.items() if v is not None}
+        responses = settings.api == "responses"
+        if responses:
+            body = responses_api.request_body(settings.model, request.messages, request.tools)
+            body.update(responses_api.sampling(values))
+        else:
+            body = {"model": settings.model, "messages": request.messages}
+            if request.tools is not None:
+                body["tools"] = request.tools
+            body.update(values)
+        if settings.stream:
+            body["stream"] = True
+            if not responses:  # a Responses stream always ends with its usage
+                body["stream_options"] = {"include_usage": True}
         body.update(settings.extra_body)
         assert self._client is not None
         # The body is streamed, not read whole by the SDK, so that its size can be capped.
         response: Any = await self._client.post(
-            "/chat/completions",
+            "/responses" if responses else "/chat/completions",
             cast_to=_http_response_type(),
             body=body,
             options={"headers": self._headers},
         )
+        stream: streaming.ChatStream | responses_api.ResponsesStream | None = None
+        if settings.stream:
+            names = streaming.tool_names(request.tools)
+            stream = responses_api.ResponsesStream(names) if responses else streaming.ChatStream(names)
+        decoder = streaming.SSEDecoder()
         try:
             content = bytearray()
             async for chunk in response.aiter_bytes():
@@ -135,10 +157,17 @@ class Endpoint:
                     raise ResponseTooLarge(
                         f"answer larger than {MAX_RESPONSE_BYTES // 2**20} MiB (HTTP {response.status_code}): not read"
                     )
+                if stream is not None:
+                    for data in decoder.feed(chunk):
+                        stream.event(data)
         finally:
             await response.aclose()
+        if stream is not None:
+            for data in decoder.close():
+                stream.event(data)
+            return stream.finish(), stream.problems
         try:
-            return json.loads(content)
+            answer = json.loads(content)
         except ValueError as exc:
             kind = response.headers.get("content-type") or "no content type"
             if isinstance(exc, UnicodeDecodeError):
@@ -148,6 +177,18 @@ class Endpoint:
             # Masked before it is cut: a cut through an echoed key would leave a piece of it.
             start = self._masked(bytes(content[:4096]).decode("utf-8", "replace"))[:60]
             raise NotJSON(f"HTTP {response.status_code} answer is not JSON ({kind}; {why}): {start!r}") from None
+        if responses:
+            answer = responses_api.completion(answer) if isinstance(answer, dict) else answer
+        return answer, []
+
+    def _refusal(self, request: ChatRequest, exc: Exception, latency: float) -> ChatResponse | None:
+        """The answer of a request that accepts error answers when ``exc`` is a definite refusal (a
+        4xx other than 429): its status and message."""
+        import openai
+
+        if not request.answer_errors or not isinstance(exc, openai.APIStatusError) or _retryable(exc):
+            return None
+        return ChatResponse(self._masked(exc.message), None, latency_s=latency, status=exc.status_code)
 
     def _fatal_advice(self, exc: Exception) -> str | None:
         """What to check when ``exc`` is an answer no retry and no other request can change, else None."""
@@ -164,6 +205,10 @@ class Endpoint:
             return f"stopped: check the API key ({key}, chosen with --toolcall-api-key-env) for {endpoint}"
         if exc.status_code == 403:
             return f"stopped: check that the key ({key}) may use model {s.model!r} at {endpoint}"
+        if exc.status_code == 404 and s.api == "responses":
+            return (
+                f"stopped: check that {endpoint} serves the Responses API (POST /responses, --toolcall-api responses)"
+            )
         if exc.status_code == 404:
             return f"stopped: check the model name {s.model!r} and the endpoint {endpoint} (--toolcall-base-url)"
         if exc.status_code == 400 and _names_setting(exc, s):
@@ -390,7 +435,9 @@ async def _connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter
                     task.cancel()
                 continue
             body = message["request"]
-            request = ChatRequest(body["messages"], body["tools"], body["sampling"] or {})
+            request = ChatRequest(
+                body["messages"], body["tools"], body["sampling"] or {}, answer_errors=body.get("answer_errors", False)
+            )
             tasks[message["id"]] = asyncio.create_task(answer(message["id"], request))
     except (ConnectionError, ValueError):
         pass  # its process died (mid-line, perhaps)

@@ -35,7 +35,13 @@ def report_document(
     run: dict[str, Any], metrics: Mapping[str, Mapping[str, Any]], samples: list[dict[str, Any]]
 ) -> dict[str, Any]:
     """The JSON report of a run (or of a merge) from its ``run`` fields, metrics and samples."""
-    return {"schema": SCHEMA, "run": run, "samples": samples, "metrics": all_blocks(metrics)}
+    from pytest_toolcall.results.stream_parity import stream_section
+
+    document = {"schema": SCHEMA, "run": run, "samples": samples, "metrics": all_blocks(metrics)}
+    stream = stream_section((run.get("options") or {}).get("stream"), samples)
+    if stream is not None:
+        document["stream"] = stream
+    return document
 
 
 def run_usage(samples: list[dict[str, Any]], price: tuple[float, float] | None) -> dict[str, Any] | None:

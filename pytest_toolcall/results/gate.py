@@ -41,7 +41,10 @@ class Threshold:
 def parse_thresholds(text: str, benchmarks: Iterable[type[Benchmark]] | None = None) -> list[Threshold]:
     """``overall=0.8,atom=0.9``; raises ValueError with a message for the user. Names are looked up
     in ``benchmarks`` (default: every installed one)."""
-    candidates = list(registry.benchmark_classes().values() if benchmarks is None else benchmarks)
+    from pytest_toolcall.results.stream_parity import StreamGate
+
+    # stream.parity first: ACEBench reads any <a>.<b> as <lang>.<category> and would refuse it.
+    candidates: list[Any] = [StreamGate, *(registry.benchmark_classes().values() if benchmarks is None else benchmarks)]
     thresholds = []
     for part in filter(None, (p.strip() for p in text.split(","))):
         name, sep, value = part.partition("=")
@@ -253,7 +256,7 @@ def decide(result: RunResult, options: GateOptions) -> GateVerdict:
     errors = report_errors(result.samples, result.data_problems)
     shortfalls = evaluate(
         list(options.thresholds),
-        result.blocks,
+        {**result.blocks, "stream": result.stream},  # (stream.parity)
         errors,
         options.max_errors,
         gate_on=options.gate_on,

@@ -61,6 +61,9 @@ def render_html(report: dict[str, Any]) -> str:
     if usage is not None:
         nav.append(("usage", "Usage"))
         body.append(_usage_section(usage))
+    if isinstance(report.get("stream"), dict):
+        nav.append(("stream", "Streaming"))
+        body.append(_stream_section(report["stream"]))
     if comparison is not None:
         nav.append(("comparison", "Comparison"))
         body.append(_comparison_section(comparison))
@@ -354,6 +357,24 @@ def _usage_section(usage: dict[str, Any]) -> str:
     }
     values = {labels.get(k, k): v for k, v in usage.items()}
     return f'<section id="usage"><h2>Usage</h2>{_kv_table(values)}</section>'
+
+
+def _stream_section(stream: dict[str, Any]) -> str:
+    """``--toolcall-stream``: the parity of streamed and plain answers, and the units that differ."""
+    parity, interval = stream.get("parity"), _list(stream.get("parity_ci95"))
+    values = {"mode": stream.get("mode"), "units compared": stream.get("compared")}
+    if isinstance(parity, (int, float)):
+        shown = f"{parity:.4f}"
+        if len(interval) == 2 and all(isinstance(v, (int, float)) for v in interval):
+            shown += f" [{interval[0]:.4f}, {interval[1]:.4f}]"
+        values["parity (95% CI)"] = shown
+    rows = "".join(
+        f"<tr><td>{_e(_text(m.get('nodeid')))}</td><td>{_e(_text(m.get('kind')))}</td>"
+        f"<td>{_e(_text(m.get('detail')))}</td></tr>"
+        for m in (_dict(entry) for entry in _list(stream.get("mismatched")))
+    )
+    table = f"<table><tr><th>item</th><th>kind</th><th>what differed</th></tr>{rows}</table>" if rows else ""
+    return f'<section id="stream"><h2>Streaming</h2>{_kv_table(values)}{table}</section>'
 
 
 def _comparison_section(comparison: dict[str, Any]) -> str:

@@ -144,6 +144,13 @@ class RunResult:
         return sum(1 for r in self.samples if r.get("outcome") == "xfailed")
 
     @property
+    def stream(self) -> dict[str, Any] | None:
+        """The ``stream`` section (``--toolcall-stream on|both``), from the samples; None without."""
+        from pytest_toolcall.results.stream_parity import stream_section
+
+        return stream_section((self.run.get("options") or {}).get("stream"), self.samples)
+
+    @property
     def stopped(self) -> list[dict[str, Any]]:
         """Records of the items an answer no retry can fix stopped (and of that answer)."""
         return [r for r in self.samples if r.get("stopped")]
@@ -164,7 +171,7 @@ class RunResult:
 
     def document(self) -> dict[str, Any]:
         """The JSON report (``--toolcall-report``)."""
-        return {
+        document = {
             "schema": SCHEMA,
             "run": self.run,
             "samples": self.samples,
@@ -172,6 +179,10 @@ class RunResult:
             "usage": self.usage,
             "comparison": self.comparison,
         }
+        stream = self.stream
+        if stream is not None:
+            document["stream"] = stream
+        return document
 
 
 T = TypeVar("T")

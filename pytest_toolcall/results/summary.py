@@ -9,6 +9,7 @@ from tabulate import tabulate
 
 from pytest_toolcall.core.comparison import ALPHA
 from pytest_toolcall.core.text import number
+from pytest_toolcall.results.stream_parity import summary_lines as stream_summary_lines
 
 if TYPE_CHECKING:
     from pytest_toolcall.results.gate import GateVerdict
@@ -119,6 +120,9 @@ def terminal_lines(result: RunResult, verdict: GateVerdict | None, alpha: float 
         reason = next((r["error"] for r in stopped if r.get("error")), "an answer no retry can fix")
         skipped = sum(1 for r in stopped if r.get("outcome") == "skipped")
         lines.append(Line(f"toolcall: {reason} ({skipped} item(s) not sent, skipped)", markup=RED))
+    if (stream := result.stream) is not None:
+        lines.append(Line(f"toolcall: streaming ({stream['mode']})", heading=True))
+        lines += [Line(line) for line in stream_summary_lines(stream)]
     if result.usage and result.usage["requests"]:
         lines.append(Line("toolcall: usage", heading=True))
         lines += [Line(line) for line in usage_lines(result.usage, result.price)]

@@ -27,7 +27,7 @@ from pytest_toolcall.model.store import CachedModel, ResponseStore, StoreError, 
 from pytest_toolcall.results.usage import Budget
 from pytest_toolcall.runner import compat
 from pytest_toolcall.runner.collect import CATALOG, Catalog, unit_of
-from pytest_toolcall.runner.items import HAND_OVER
+from pytest_toolcall.runner.items import HAND_OVER, Handed
 
 STORE_FILE = "responses.sqlite3"
 
@@ -36,7 +36,7 @@ class Answers:
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
         self.config = config
         self.settings = settings
-        self._models: dict[tuple[str, str | None, str], Model] = {}
+        self._models: dict[tuple[str, str | None, str, bool], Model] = {}
         self._store: ResponseStore | None = None
         self._own_client = False  # this worker could not reach the controller's client process
         # Prefetching is for answers that take time. When none does (the oracle, a replay from the
@@ -48,7 +48,7 @@ class Answers:
         self.stopped: str | None = None
         #: (unit, answer, record) of the item being run, from its setup to its test function (one at
         #: a time: an item whose test function never runs, under ``--setup-only``, leaves nothing).
-        self._handed: tuple[Unit, Any, dict[str, Any]] | None = None
+        self._handed: tuple[Unit, Handed, dict[str, Any]] | None = None
         config.stash[HAND_OVER] = self.handed_over
         # Dialogues are sequential by nature: each runs on a thread of its own so that it never
         # blocks the other items while it waits for the model.
@@ -72,16 +72,24 @@ class Answers:
     @property
     def model(self) -> Model:
         s = self.settings
-        return self.named(s.model, s.base_url, s.api_key_env)
+        return self.named(s.model, s.base_url, s.api_key_env, self.streams(s.model, s.base_url, False))
 
-    def named(self, name: str, base_url: str | None, api_key_env: str) -> Model:
-        """A model by name (the one under test, or a user simulator), built once."""
-        key = (name, base_url, api_key_env)
+    def named(self, name: str, base_url: str | None, api_key_env: str, stream: bool = False) -> Model:
+        """A model by name (the one under test, or a user simulator), built once; ``stream``: asked
+        with streamed requests."""
+        key = (name, base_url, api_key_env, stream)
         if key not in self._models:
-            self._models[key] = self._build(name, base_url, api_key_env)
+            self._models[key] = self._build(name, base_url, api_key_env, stream)
         return self._models[key]
 
-    def _build(self, name: str, base_url: str | None, api_key_env: str) -> Model:
+    def streams(self, name: str, base_url: str | None, streamed_view: bool) -> bool:
+        """Whether a unit's requests to this model are streamed: only the model under test's, under
+        ``--toolcall-stream on`` or in the streamed half of ``both`` (a user simulator is not measured)."""
+        s = self.settings
+        wanted = s.stream == "on" or (s.stream == "both" and streamed_view)
+        return wanted and (name, base_url) == (s.model, s.base_url)
+
+    def _build(self, name: str, base_url: str | None, api_key_env: str, stream: bool = False) -> Model:
         s = self.settings
         if name == ORACLE:
             return OracleModel()  # instant and offline: nothing to store
@@ -99,6 +107,8 @@ class Answers:
                     max_retries=s.max_retries,
                     concurrency=s.concurrency,
                     api_key_env=api_key_env,
+                    stream=stream,
+                    api=s.api if (name, base_url) == (s.model, s.base_url) else "chat",
                 )
             )
             if self.budget is not None:
@@ -107,7 +117,17 @@ class Answers:
         if store is None:
             assert network is not None
             return network
-        sampling = {"temperature": s.temperature, "max_tokens": s.max_tokens, "extra_body": s.extra_body}
+        sampling: dict[str, Any] = {
+            "temperature": s.temperature,
+            "max_tokens": s.max_tokens,
+            "extra_body": s.extra_body,
+        }
+        # A streamed answer, or one through the Responses API, is another answer: stored apart (the
+        # keys of plain Chat Completions answers stay as they were).
+        if stream:
+            sampling["stream"] = True
+        if s.api != "chat" and (name, base_url) == (s.model, s.base_url):
+            sampling["api"] = s.api
         return CachedModel(name, network, store, s.cache_mode, base_url, sampling)
 
     def client_address(self) -> str:
@@ -154,7 +174,13 @@ class Answers:
             return None
         if self.stopped is not None:
             return DoneJob(Skip(f"not sent: {self.stopped}"))
-        models = UnitModels(self, unit)
+        job = self._unit_job(unit, UnitModels(self, unit))
+        if self.settings.stream == "both":
+            # The same plan again, through the streamed model: its answer is compared with the plain one.
+            job.streamed = self._unit_job(unit, UnitModels(self, unit, streamed=True))
+        return job
+
+    def _unit_job(self, unit: Unit, models: UnitModels) -> UnitJob:
         plan = self.catalog.benchmarks[unit.benchmark].plan(unit, models)
         if isinstance(plan, Requests):
             return UnitJob(RequestsJob(models.model, plan.requests), models)
@@ -166,19 +192,22 @@ class Answers:
     def hand_over(self, item: pytest.Item, unit: Unit, record: dict[str, Any]) -> None:
         """Take the item's answer, for its test function (``handed_over``)."""
         self._handed = None  # (also when this item gets no answer: the slot never holds a stale one)
-        self._handed = (unit, self._answer(item, record), record)
+        job = self.prefetcher.take(item)
+        streamed = _streamed(job)  # (first: the sample's usage counts the streamed requests too)
+        answer = self._answer(job, record)
+        self._handed = (unit, Handed(answer, record, self.settings.stream, _responses(job), streamed), record)
 
-    def handed_over(self, unit: Unit) -> tuple[Any, dict[str, Any]]:
-        """(answer, record) of the unit whose setup just took its answer."""
+    def handed_over(self, unit: Unit) -> Handed:
+        """What the unit whose setup just took its answer got: the answer, its record, and under
+        ``--toolcall-stream`` what the comparison needs."""
         handed, self._handed = self._handed, None
         assert handed is not None and handed[0] is unit, f"{unit.nodeid}: its setup took no answer"
-        return handed[1], handed[2]
+        return handed[1]
 
-    def _answer(self, item: pytest.Item, record: dict[str, Any]) -> Any:
+    def _answer(self, job: Job, record: dict[str, Any]) -> Any:
         """What the model answered to the item's plan, usually already fetched by the prefetcher: the
         responses of its requests, or what its dialogue returned. A request that got no answer
         fails the item's setup (an error, not the model's failure); work not sent skips it."""
-        job = self.prefetcher.take(item)
         try:
             answer = job.result()
         except BudgetExhausted as exc:
@@ -240,7 +269,8 @@ ANSWERS = pytest.StashKey[Answers]()
 def _keep_usage(job: Any, record: dict[str, Any]) -> None:
     models = getattr(job, "models", None)
     if models is not None:
-        record["usage"], record["from_store"] = models.usage()
+        streamed = getattr(job, "streamed", None)
+        record["usage"], record["from_store"] = models.usage(streamed.models if streamed is not None else None)
 
 
 class BudgetExhausted(RequestError):
@@ -308,9 +338,11 @@ class UnitModel:
 class UnitModels:
     """The ``Models`` a unit's plan gets: the run's models, seen through ``UnitModel``."""
 
-    def __init__(self, answers: Answers, unit: Unit) -> None:
+    def __init__(self, answers: Answers, unit: Unit, streamed: bool = False) -> None:
         self._run = answers
         self._unit = unit
+        #: The streamed half of ``--toolcall-stream both``.
+        self.streamed = streamed
         self._views: dict[tuple[str, str | None, str], UnitModel] = {}
         #: Every request the unit sent (or got from the store), in order.
         self.answers: list[Future[ChatResponse]] = []
@@ -331,7 +363,9 @@ class UnitModels:
             return self._run.named(name, base_url, api_key_env)
         key = (name, base_url, api_key_env)
         if key not in self._views:
-            self._views[key] = UnitModel(self._run.named(name, base_url, api_key_env), self._unit.asker, self.answers)
+            stream = self._run.streams(name, base_url, self.streamed)
+            model = self._run.named(name, base_url, api_key_env, stream)
+            self._views[key] = UnitModel(model, self._unit.asker, self.answers)
         return self._views[key]
 
     def exchange(self, kind: str, request: Any, perform: Callable[[], Any]) -> Any:
@@ -354,12 +388,20 @@ class UnitModels:
             store.put_exchange(key, kind, value)
         return value
 
-    def usage(self) -> tuple[dict[str, Any] | None, bool]:
-        """(the sample's ``usage``, ``from_store``): token sums and one entry per answered request."""
-        responses = [f.result() for f in list(self.answers) if f.done() and not f.cancelled() and not f.exception()]
+    def responses(self) -> list[ChatResponse]:
+        """The answers the unit got, in the order it asked."""
+        return [f.result() for f in list(self.answers) if f.done() and not f.cancelled() and not f.exception()]
+
+    def usage(self, streamed: UnitModels | None = None) -> tuple[dict[str, Any] | None, bool]:
+        """(the sample's ``usage``, ``from_store``): token sums and one entry per answered request,
+        with those of the ``streamed`` half of ``--toolcall-stream both`` (marked ``streamed``)."""
+        also = streamed.responses() if streamed is not None else []
+        responses = self.responses() + also
         if not responses:
             return None, False
         requests = [request_usage(r) for r in responses]
+        for entry in requests[len(responses) - len(also) :]:
+            entry["streamed"] = True
         usage: dict[str, Any] = {
             key: sum(r.get(key) or 0 for r in requests)
             for key in ("prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens")
@@ -378,22 +420,44 @@ def request_usage(response: ChatResponse) -> dict[str, Any]:
 
 @dataclasses.dataclass
 class UnitJob:
-    """A unit's work with the models it used (for its usage)."""
+    """A unit's work with the models it used (for its usage); under ``--toolcall-stream both`` with
+    the same work asked through the streamed model beside it."""
 
     job: Job
     models: UnitModels
+    streamed: UnitJob | None = None
 
     def start(self) -> None:
         self.job.start()
+        if self.streamed is not None:
+            self.streamed.start()
 
     def pending(self) -> int:
-        return self.job.pending()
+        return self.job.pending() + (self.streamed.pending() if self.streamed is not None else 0)
 
     def result(self) -> Any:
         return self.job.result()
 
     def cancel(self) -> None:
         self.job.cancel()
+        if self.streamed is not None:
+            self.streamed.cancel()
+
+
+def _responses(job: Any) -> list[ChatResponse]:
+    models = getattr(job, "models", None)
+    return models.responses() if models is not None else []
+
+
+def _streamed(job: Any) -> tuple[Any, list[ChatResponse]] | RequestError | None:
+    streamed = getattr(job, "streamed", None)
+    if streamed is None:
+        return None
+    try:
+        answer = streamed.result()
+    except RequestError as exc:
+        return exc
+    return answer, streamed.models.responses()
 
 
 def store_dir(config: pytest.Config, settings: Settings) -> Path | None:

@@ -7,17 +7,34 @@ a *failure*, with the scorer's reason in the message.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from pytest_toolcall.core.benchmark import Benchmark, Unit
+from pytest_toolcall.core.types import ChatResponse, RequestError
 
-#: (answer, record) of the unit whose setup just took its answer: put here by the run's ``Answers``
+
+@dataclasses.dataclass
+class Handed:
+    """What a unit's test function gets: the answer to score, the unit's record, and what
+    ``--toolcall-stream`` judges: the mode, every response the answer was made of, and the streamed
+    half of ``both``."""
+
+    answer: Any
+    record: dict[str, Any]
+    stream: str = "off"
+    responses: list[ChatResponse] = dataclasses.field(default_factory=list)
+    #: (answer, responses) of the streamed asking, or the RequestError it ended in; None: not asked.
+    streamed: tuple[Any, list[ChatResponse]] | RequestError | None = None
+
+
+#: What the unit whose setup just took its answer got: put here by the run's ``Answers``
 #: (``answers.py``), which reads the catalog that these functions are collected into; a key of this
 #: module keeps the imports one way (collect -> items <- answers).
-HAND_OVER = pytest.StashKey[Callable[[Unit], tuple[Any, dict[str, Any]]]]()
+HAND_OVER = pytest.StashKey[Callable[[Unit], Handed]]()
 
 
 def test_function(name: str, benchmark: Benchmark, config: pytest.Config) -> Callable[..., None]:
@@ -27,11 +44,20 @@ def test_function(name: str, benchmark: Benchmark, config: pytest.Config) -> Cal
     # or ``request``: each costs every item tens of microseconds, a second per 20,000 items.
     def run(toolcall_unit: Unit) -> None:
         from pytest_toolcall.core.text import inert
+        from pytest_toolcall.runner import streamed
         from pytest_toolcall.runner.failures import VerdictFailure
 
-        answer, record = config.stash[HAND_OVER](toolcall_unit)
-        verdict = benchmark.score(toolcall_unit, answer)
+        handed = config.stash[HAND_OVER](toolcall_unit)
+        record = handed.record
+        verdict = benchmark.score(toolcall_unit, handed.answer)
+        if handed.stream == "on":
+            verdict = streamed.judge_on(verdict, handed.responses, record)
         record.update(verdict.fields, score=1.0 if verdict.passed else 0.0)
+        if handed.stream == "both" and handed.streamed is not None:
+            # The plain verdict stays the score; a streamed answer that differs fails the item.
+            mismatch = streamed.judge_both(benchmark, toolcall_unit, verdict, handed.responses, handed.streamed, record)
+            verdict = mismatch or verdict
+            record.update(verdict.fields)
         if not verdict.passed:
             # Messages quote model output: inert here, whichever benchmark wrote them.
             record["reason"] = inert(verdict.brief or verdict.message.split("\n", 1)[0])

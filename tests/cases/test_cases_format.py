@@ -157,6 +157,8 @@ def test_the_schema_ships_with_the_package():
         "ordered",
         "allow_extra",
         "any_of",
+        "max_calls",
+        "status",
         "trajectory",
         "final",
     }
@@ -218,7 +220,7 @@ def test_expect_needs_exactly_one_kind(tmp_path):
     exc = error(tmp_path, GOOD + "- id: two\n  prompt: Hi\n  expect: {no_call: true, should_call_tool: false}\n")
     assert exc.line == 14
     assert exc.message == (
-        "case 'two': expect: expect needs exactly one of no_call, should_call_tool, calls, any_of "
+        "case 'two': expect: expect needs exactly one of no_call, should_call_tool, calls, any_of, status "
         "(found no_call, should_call_tool)"
     )
     exc = error(tmp_path, "- id: none\n  prompt: Hi\n  expect: {}\n")

@@ -236,7 +236,7 @@ def test_an_sdk_server_keeps_state_maps_names_and_reports_errors(
             http.terminate()
             http.wait(timeout=30)
     result.assert_outcomes(passed=3, failed=1)
-    assert offered == {"add_note", "list_notes", "notes_count", "delete_note"}  # notes.count mapped
+    assert offered == {"add_note", "list_notes", "notes_count", "delete_note", "crash"}  # notes.count mapped
     got = samples(pytester)
     assert got["remember"]["final"] == "Your notes: 1. milk"  # what add_note wrote, list_notes read
     assert got["count_by_its_mcp_name"]["mcp_tools"] == {"notes_count": "notes.count"}

@@ -78,13 +78,39 @@ def test_script_from_file_with_default(tmp_path: Path) -> None:
         assert other.model_extra["reasoning_content"] == "thinking"
 
 
-def test_stream_is_rejected(srv: ChatServer) -> None:
-    with pytest.raises(openai.BadRequestError):
+def test_stream_reassembles_to_the_plain_answer(srv: ChatServer) -> None:
+    """The SDK's own stream reader and accumulator get from the SSE stream what a plain request gets."""
+    from openai.lib.streaming.chat import ChatCompletionStreamState
+
+    state = ChatCompletionStreamState()
+    chunks = list(
         client(srv).chat.completions.create(
             model="m",
             messages=MESSAGES,  # type: ignore[arg-type]
             stream=True,
+            stream_options={"include_usage": True},
         )
+    )
+    for chunk in chunks:
+        state.handle_chunk(chunk)
+    final = state.get_final_completion()
+    call = final.choices[0].message.tool_calls[0]  # type: ignore[index]
+    assert (call.function.name, json.loads(call.function.arguments)) == ("get_weather", {"city": "Paris"})
+    assert final.choices[0].finish_reason == "tool_calls"
+    assert chunks[-1].usage is not None and chunks[-1].usage.completion_tokens > 0
+    assert srv.requests[0]["stream"] is True
+
+
+def test_responses_api_function_call(srv: ChatServer) -> None:
+    """The Responses API through the SDK's typed client: function_call output items and usage."""
+    answer = client(srv).responses.create(model="m", input="What is the weather in Paris?")
+    calls = [item for item in answer.output if item.type == "function_call"]
+    assert [(c.name, json.loads(c.arguments)) for c in calls] == [("get_weather", {"city": "Paris"})]
+    assert calls[0].call_id.startswith("call_")
+    assert answer.usage is not None and answer.usage.input_tokens > 0
+    with client(srv).responses.stream(model="m", input="hello there") as stream:
+        final = stream.get_final_response()
+    assert final.output_text == "hi!"
 
 
 # What the openai client raises for each injected fault.

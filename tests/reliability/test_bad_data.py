@@ -239,7 +239,7 @@ def test_a_general_fc_line_that_is_not_json(pytester: pytest.Pytester) -> None:
         (["--toolcall-lang=en,klingon"], "--toolcall-lang: unknown value klingon"),
         (
             ["--toolcall-bench=nope"],
-            "--toolcall-bench: unknown value nope; choose from acebench, bfcl, cases, general_fc",
+            "--toolcall-bench: unknown value nope; choose from acebench, bfcl, cases, conformance, general_fc",
         ),
         (["--toolcall-fail-under=normal_atom_boool=0.5"], "unknown metric 'normal_atom_boool'"),
         (["--toolcall-fail-under=fr.overall=0.5"], "unknown language 'fr'"),

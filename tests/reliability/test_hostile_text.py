@@ -163,8 +163,9 @@ def test_model_text_is_inert_in_every_output(run: pytest.RunResult, pytester: py
     # Look-alike and invisible names are shown escaped, never as the declared name.
     assert name(CYRILLIC) == "'get_we\\u0430ther'" and name(CYRILLIC) in out
     assert name(INVISIBLE) == "'get_weather\\u200b\\u202e'" and name(INVISIBLE) in out
-    # Ten thousand extra calls print a bounded message that says how much was cut.
-    assert out.count("extra call") < 2 * MESSAGE_LINES
+    # Ten thousand extra calls print a bounded message that says how much was cut. pytest prints a
+    # message in the item's failure section and, where CI is set, whole in the short summary too.
+    assert out.count("extra call") <= 2 * MESSAGE_LINES + 2
     assert f"[{10_000 - MESSAGE_LINES} more lines]" in out or "more lines]" in out
     assert junit.count("extra call") < 4 * MESSAGE_LINES
 

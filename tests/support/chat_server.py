@@ -32,6 +32,19 @@ from typing import Any, Self
 
 FAULT_KINDS = ("429", "500", "503", "reset", "hang", "truncated")
 _PATHS = ("/v1/chat/completions", "/chat/completions")
+_RESPONSES_PATHS = ("/v1/responses", "/responses")
+#: The stream rules a reply can be told to break (``Reply.stream_break``), by the names the plugin
+#: reports them under.
+STREAM_BREAKS = (
+    "first_delta_without_id_or_name",
+    "index_skipped",
+    "index_reused",
+    "arguments_after_finish",
+    "no_finish_reason",
+    "no_done",
+    "no_usage_chunk",
+    "tool_markup_in_content",
+)
 
 
 @dataclass
@@ -47,6 +60,12 @@ class Reply:
     body: str | None = None  # sent verbatim instead of a completion (odd/error bodies)
     delay: float = 0.0  # extra latency on top of the server-wide one
     usage: dict[str, Any] | None = None  # sent verbatim as the completion's usage instead of the estimate
+    omit_usage: bool = False  # no usage at all (plain answers and streams alike)
+    stream_break: str | None = None  # when streamed: break this rule (one of STREAM_BREAKS)
+
+    def __post_init__(self) -> None:
+        if self.stream_break is not None and self.stream_break not in STREAM_BREAKS:
+            raise ValueError(f"stream_break must be one of {STREAM_BREAKS}, got {self.stream_break!r}")
 
 
 Responder = Callable[[dict[str, Any]], Reply]
@@ -54,9 +73,15 @@ Match = str | Callable[[dict[str, Any]], bool]
 
 
 def message_text(body: dict[str, Any]) -> str:
-    """All message contents of a request joined by newlines (text parts of lists too)."""
+    """All message contents of a request joined by newlines (text parts of lists too); of a Responses
+    API request, the same texts from its input items (a tool output as a tool message's content)."""
     texts: list[str] = []
-    for message in body.get("messages") or []:
+    messages = body.get("messages") or body.get("input") or []
+    if isinstance(messages, str):
+        return messages
+    for message in messages:
+        if isinstance(message, dict) and message.get("type") == "function_call_output":
+            message = {"content": message.get("output")}
         content = message.get("content") if isinstance(message, dict) else None
         if isinstance(content, str):
             texts.append(content)
@@ -209,17 +234,16 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(length)
         with chat._lock:
             chat.paths.append(self.path)
-        if self.path.split("?")[0].rstrip("/") not in _PATHS:
+        path = self.path.split("?")[0].rstrip("/")
+        responses = path in _RESPONSES_PATHS
+        if path not in _PATHS and not responses:
             return self._send(404, _error_body(404, f"unknown path {self.path}"))
 
         body, fault = chat._record(raw, self.headers.get("Authorization"))
         if body is None:
             return self._send(400, _error_body(400, "request body is not a JSON object"))
-        if body.get("stream"):
-            return self._send(
-                400,
-                _error_body(400, "stream=true is not supported by this test server"),
-            )
+        if responses:
+            body["_api"] = "responses"  # responders (and ``requests``) see which API was asked
         if not chat._sleep(chat.latency):
             return self._abort()
 
@@ -239,11 +263,29 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.status != 200 or reply.body is not None:
             payload = reply.body.encode() if reply.body is not None else _error_body(reply.status, reply.content or "")
             return self._send(reply.status, payload)
-        payload = chat._completion(body, reply)
+        if body.get("stream"):
+            events = chat._response_events(body, reply) if responses else chat._chunks(body, reply)
+            return self._send_events(events)
+        payload = chat._response(body, reply) if responses else chat._completion(body, reply)
         if fault == "truncated":
             # Content-Length matches the cut body, so the connection itself stays sound.
             payload = payload[: len(payload) // 2]
         self._send(200, payload)
+
+    def _send_events(self, events: list[str]) -> None:
+        """A server-sent event stream, each event written (and flushed) on its own."""
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for event in events:
+                data = event.encode()
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                self.wfile.flush()
+            self.wfile.write(b"0\r\n\r\n")
+        except OSError:
+            self.close_connection = True
 
     def _abort(self) -> None:
         self.close_connection = True  # no response was written: drop the connection
@@ -401,9 +443,186 @@ class ChatServer:
             return Reply(status=500, content=f"responder raised {exc!r}")
         return Reply(content=reply) if isinstance(reply, str) else reply
 
+    def _usage(self, body: dict[str, Any], reply: Reply) -> dict[str, Any] | None:
+        if reply.omit_usage:
+            return None
+        if reply.usage:
+            return reply.usage
+        out_text = (reply.content or "") + "".join(
+            c["name"] + (c.get("arguments") if isinstance(c.get("arguments"), str) else json.dumps(c.get("arguments")))
+            for c in reply.tool_calls or []
+        )
+        # Rough 4-chars-per-token estimate; callers only need plausible numbers.
+        prompt_tokens = max(1, len(message_text(body)) // 4)
+        completion_tokens = max(1, len(out_text) // 4)
+        return {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        }
+
+    def _calls(self, reply: Reply) -> list[tuple[str, str, str]]:
+        """(id, name, arguments text) of each call of the reply."""
+        out = []
+        for call in reply.tool_calls or []:
+            args = call.get("arguments", "")
+            out.append((f"call_{next(self._ids)}", call["name"], args if isinstance(args, str) else json.dumps(args)))
+        return out
+
+    def _chunks(self, body: dict[str, Any], reply: Reply) -> list[str]:
+        """The reply as a Chat Completions stream, breaking ``reply.stream_break`` if told to."""
+        rule = reply.stream_break
+        base = {"id": f"chatcmpl-{next(self._ids)}", "object": "chat.completion.chunk", "created": int(time.time())}
+        base["model"] = body.get("model", "test-model")
+
+        def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+            return "data: " + json.dumps({**base, "choices": [choice], **extra}) + "\n\n"
+
+        calls = self._calls(reply)
+        content = reply.content
+        if rule == "tool_markup_in_content" and calls:
+            # A parser that turns the call into a call when not streamed and into text when streamed.
+            content = "".join(f'<tool_call>{{"name": "{n}", "arguments": {a}}}</tool_call>' for _, n, a in calls)
+            calls = []
+        events = [chunk({"role": "assistant", "content": ""})]
+        if reply.reasoning_content:
+            events.append(chunk({"reasoning_content": reply.reasoning_content}))
+        if content:
+            half = len(content) // 2
+            events += [chunk({"content": content[:half]}), chunk({"content": content[half:]})]
+        late: list[str] = []
+        for number, (call_id, name, args) in enumerate(calls):
+            index = {"index_skipped": 2 * number, "index_reused": 0}.get(rule or "", number)
+            first: dict[str, Any] = {"index": index, "id": call_id, "type": "function"}
+            first["function"] = {"name": name, "arguments": ""}
+            if rule == "first_delta_without_id_or_name" and number == 0:
+                del first["id"]
+            half = len(args) // 2
+            events.append(chunk({"tool_calls": [first]}))
+            events.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": args[:half]}}]}))
+            rest = chunk({"tool_calls": [{"index": index, "function": {"arguments": args[half:]}}]})
+            (late if rule == "arguments_after_finish" and number == len(calls) - 1 else events).append(rest)
+        finish = reply.finish_reason or ("tool_calls" if calls else "stop")
+        events.append(chunk({}, None if rule == "no_finish_reason" else finish))
+        events += late
+        usage = self._usage(body, reply)
+        wants_usage = (body.get("stream_options") or {}).get("include_usage")
+        if wants_usage and usage is not None and rule != "no_usage_chunk":
+            events.append("data: " + json.dumps({**base, "choices": [], "usage": usage}) + "\n\n")
+        if rule != "no_done":
+            events.append("data: [DONE]\n\n")
+        return events
+
+    def _response_object(self, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+        """The reply as a Responses API ``response`` object."""
+        output: list[dict[str, Any]] = []
+        if reply.reasoning_content:
+            output.append(
+                {
+                    "type": "reasoning",
+                    "id": f"rs_{next(self._ids)}",
+                    "summary": [{"type": "summary_text", "text": reply.reasoning_content}],
+                }
+            )
+        if reply.content is not None:
+            message = {"type": "message", "id": f"msg_{next(self._ids)}", "role": "assistant", "status": "completed"}
+            message["content"] = [{"type": "output_text", "text": reply.content, "annotations": []}]
+            output.append(message)
+        for call_id, name, args in self._calls(reply):
+            output.append(
+                {
+                    "type": "function_call",
+                    "id": f"fc_{next(self._ids)}",
+                    "call_id": call_id,
+                    "name": name,
+                    "arguments": args,
+                    "status": "completed",
+                }
+            )
+        usage = self._usage(body, reply)
+        response: dict[str, Any] = {
+            "id": f"resp_{next(self._ids)}",
+            "object": "response",
+            "created_at": int(time.time()),
+            "model": body.get("model", "test-model"),
+            "status": "completed",
+            "output": output,
+            "usage": None
+            if usage is None
+            else {
+                "input_tokens": usage["prompt_tokens"],
+                "output_tokens": usage["completion_tokens"],
+                "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"],
+            },
+        }
+        if reply.finish_reason == "length":
+            response["status"] = "incomplete"
+            response["incomplete_details"] = {"reason": "max_output_tokens"}
+        return response
+
+    def _response(self, body: dict[str, Any], reply: Reply) -> bytes:
+        return json.dumps(self._response_object(body, reply)).encode()
+
+    def _response_events(self, body: dict[str, Any], reply: Reply) -> list[str]:
+        """The reply as a Responses API event stream, breaking ``reply.stream_break`` if told to (the
+        rules a Responses stream can break: the first-delta, index, arguments-after, finish and usage ones)."""
+        rule = reply.stream_break
+        response = self._response_object(body, reply)
+        number = itertools.count(1)
+
+        def event(kind: str, **fields: Any) -> str:
+            return (
+                f"event: {kind}\ndata: "
+                + json.dumps({"type": kind, "sequence_number": next(number), **fields})
+                + "\n\n"
+            )
+
+        events = [event("response.created", response={**response, "status": "in_progress", "output": []})]
+        late: list[str] = []
+        for index, item in enumerate(response["output"]):
+            at = 0 if rule == "index_reused" and item["type"] == "function_call" else index
+            if rule == "index_skipped":
+                at = 2 * index
+            if item["type"] == "function_call":
+                added = {**item, "arguments": "", "status": "in_progress"}
+                if rule == "first_delta_without_id_or_name":
+                    del added["call_id"]
+                events.append(event("response.output_item.added", output_index=at, item=added))
+                args = item["arguments"]
+                half = len(args) // 2
+                events.append(event("response.function_call_arguments.delta", output_index=at, delta=args[:half]))
+                rest = event("response.function_call_arguments.delta", output_index=at, delta=args[half:])
+                done = event("response.output_item.done", output_index=at, item=item)
+                if rule == "arguments_after_finish":
+                    events += [done, rest]
+                else:
+                    events += [rest, done]
+            elif item["type"] == "message":
+                text = item["content"][0]["text"]
+                part = {"type": "output_text", "text": "", "annotations": []}
+                events.append(event("response.output_item.added", output_index=at, item={**item, "content": []}))
+                events.append(event("response.content_part.added", output_index=at, content_index=0, part=part))
+                events.append(event("response.output_text.delta", output_index=at, content_index=0, delta=text))
+                done_part = {**part, "text": text}
+                events.append(event("response.content_part.done", output_index=at, content_index=0, part=done_part))
+                events.append(event("response.output_item.done", output_index=at, item=item))
+            else:
+                events.append(event("response.output_item.added", output_index=at, item={**item, "summary": []}))
+                text = item["summary"][0]["text"]
+                events.append(
+                    event("response.reasoning_summary_text.delta", output_index=at, summary_index=0, delta=text)
+                )
+                events.append(event("response.output_item.done", output_index=at, item=item))
+        events += late
+        if rule == "no_usage_chunk":
+            response = {**response, "usage": None}
+        if rule != "no_finish_reason":
+            events.append(event("response.completed", response=response))
+        return events
+
     def _completion(self, body: dict[str, Any], reply: Reply) -> bytes:
         message: dict[str, Any] = {"role": "assistant", "content": reply.content}
-        out_text = reply.content or ""
         if reply.reasoning_content is not None:
             message["reasoning_content"] = reply.reasoning_content
         if reply.tool_calls:
@@ -411,7 +630,6 @@ class ChatServer:
             for call in reply.tool_calls:
                 args = call.get("arguments", "")
                 args = args if isinstance(args, str) else json.dumps(args)
-                out_text += call["name"] + args
                 calls.append(
                     {
                         "id": f"call_{next(self._ids)}",
@@ -420,9 +638,6 @@ class ChatServer:
                     }
                 )
             message["tool_calls"] = calls
-        # Rough 4-chars-per-token estimate; callers only need plausible numbers.
-        prompt_tokens = max(1, len(message_text(body)) // 4)
-        completion_tokens = max(1, len(out_text) // 4)
         completion = {
             "id": f"chatcmpl-{next(self._ids)}",
             "object": "chat.completion",
@@ -436,13 +651,10 @@ class ChatServer:
                     "logprobs": None,
                 }
             ],
-            "usage": reply.usage
-            or {
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": completion_tokens,
-                "total_tokens": prompt_tokens + completion_tokens,
-            },
+            "usage": self._usage(body, reply),
         }
+        if completion["usage"] is None:
+            del completion["usage"]
         return json.dumps(completion).encode()
 
 

@@ -16,7 +16,7 @@ import dataclasses
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pytest
 
@@ -34,9 +34,9 @@ GATE_KINDS = ("overall", "file.<stem>", "tag.<tag>")
 
 class Cases(Benchmark):
     name = "cases"
-    file_suffixes = SUFFIXES
-    fixtures = "pytest_toolcall.benchmarks.cases.fixtures"
-    counted_fixtures = ("toolcall_chat",)
+    file_suffixes: ClassVar[tuple[str, ...]] = SUFFIXES
+    fixtures: ClassVar[str | None] = "pytest_toolcall.benchmarks.cases.fixtures"
+    counted_fixtures: ClassVar[tuple[str, ...]] = ("toolcall_chat",)
 
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings)
@@ -117,7 +117,14 @@ class Cases(Benchmark):
             return self._dialogue(case, models)
         reference = oracle_answer(case) if models.oracle else None
         # The case's own settings travel with the request: sent, and part of the store key.
-        return Requests([ChatRequest(case.messages, case.tools or None, case.sampling(), reference=reference)])
+        request = ChatRequest(
+            case.messages,
+            case.tools or None,
+            case.sampling(),
+            reference=reference,
+            answer_errors="status" in case.expect,
+        )
+        return Requests([request])
 
     def _dialogue(self, case: Any, models: Models) -> Plan:
         from pytest_toolcall.benchmarks.cases.dialogue import run_case

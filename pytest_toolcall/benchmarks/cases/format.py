@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from pytest_toolcall.benchmarks.cases.mcp_servers import ServerPool
 
 SUFFIXES = (".toolcall.yaml", ".toolcall.yml", ".toolcall.jsonl")
-EXPECT_KINDS = ("no_call", "should_call_tool", "calls", "any_of")
+EXPECT_KINDS = ("no_call", "should_call_tool", "calls", "any_of", "status")
 MATCHER_SHAPES = "{$regex: string}, {$one_of: [values]}, {$approx: number, $tol: number} or {$any: true}"
 
 

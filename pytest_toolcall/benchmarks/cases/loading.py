@@ -40,7 +40,9 @@ def check_oracle(case: Case) -> None:
         return
     answer = oracle_answer(case)
     calls = answer.get("tool_calls") or []
-    response = ChatResponse(answer.get("content"), "tool_calls" if calls else "stop", calls)
+    response = ChatResponse(
+        answer.get("content"), "tool_calls" if calls else "stop", calls, status=answer.get("status", 200)
+    )
     verdict = judge_case(case, response)
     if not verdict.passed:
         raise OracleError(f"even the expected answer fails this case, so no model can pass it: {verdict.message}")

@@ -88,6 +88,10 @@ def judge(
     declarations (unknown tool, schema); the arguments must still be a JSON object."""
     invalid = [report for call in calls if (report := _validity(call, tools)) is not None]
     outcome = _judge(expect, calls, invalid)
+    limit = expect.get("max_calls")
+    if outcome.kind is None and limit is not None and len(calls) > limit:
+        names = ", ".join(c.name for c in calls)
+        outcome = _Outcome(EXTRA_CALL, [f"{len(calls)} tool calls ({names}), at most {limit} expected (max_calls)"])
     if outcome.kind is None:
         return CaseVerdict(True, None, "", tuple(CallReport(c.position, c.name, None) for c in calls))
     kind = outcome.kind

@@ -102,6 +102,8 @@ def _same_calls(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> bool:
 
 
 def _answer(expect: dict[str, Any], tools: list[dict[str, Any]]) -> dict[str, Any]:
+    if "status" in expect:
+        return {"status": expect["status"], "content": "refused (the oracle's answer to expect.status)"}
     if "any_of" in expect:
         return _answer(expect["any_of"][0], tools)
     if expect.get("no_call") or expect.get("should_call_tool") is False:

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_toolcall.benchmarks.cases.format import Case
-from pytest_toolcall.benchmarks.cases.matching import AnswerCall, CaseVerdict, judge, parse_call
+from pytest_toolcall.benchmarks.cases.matching import AnswerCall, CaseVerdict, describe_answer, judge, parse_call
+from pytest_toolcall.core.failure_kinds import REASONING_ONLY, UNEXPECTED_STATUS
+from pytest_toolcall.core.text import clip
 from pytest_toolcall.core.types import ChatResponse
 
 
@@ -135,8 +137,32 @@ def answer_calls(response: ChatResponse | ToolCallResponse) -> list[AnswerCall]:
 def judge_response(
     response: ChatResponse | ToolCallResponse, expect: dict[str, Any], tools: list[dict[str, Any]] | None
 ) -> CaseVerdict:
-    """The verdict of an answer against an expectation (assumed valid: see ``format.expect_problem``)."""
-    return judge(expect, answer_calls(response), response.content, response.finish_reason, tools)
+    """The verdict of an answer against an expectation (assumed valid: see ``format.expect_problem``).
+
+    Two rules come before the calls: ``expect.status`` wants the request refused with that HTTP status
+    (an answer is the failure ``unexpected_status``); and an answer that is reasoning alone, with
+    neither text nor a tool call, fails as ``reasoning_only`` whatever was expected."""
+    status = getattr(response, "status", 200)
+    wanted = expect.get("status")
+    if wanted is not None or status != 200:
+        if status == wanted:
+            return CaseVerdict(True, None, "")
+        said = (
+            f"HTTP {status}: {clip(response.content)}"
+            if status != 200
+            else describe_answer(answer_calls(response), response.content)
+        )
+        expected = f"HTTP {wanted}" if wanted is not None else "an answer"
+        return CaseVerdict(False, UNEXPECTED_STATUS, f"{UNEXPECTED_STATUS}: expected {expected}, got {said}")
+    calls = answer_calls(response)
+    if not calls and not (response.content or "").strip() and (response.reasoning or "").strip():
+        return CaseVerdict(
+            False,
+            REASONING_ONLY,
+            f"{REASONING_ONLY}: the answer is reasoning alone, with no text and no tool call: "
+            f"{clip(response.reasoning)}",
+        )
+    return judge(expect, calls, response.content, response.finish_reason, tools)
 
 
 def judge_case(case: Case, response: ChatResponse | ToolCallResponse) -> CaseVerdict:

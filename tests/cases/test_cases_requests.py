@@ -97,12 +97,13 @@ def test_settings_are_sent_and_keyed(pytester: pytest.Pytester, server: ChatServ
     refused = samples["test_chat.py::test_refused"]
     assert refused["outcome"] == "error" and "HTTP 400" in refused["error"]
     assert report["metrics"]["cases"]["errors"] == 1 and report["metrics"]["cases"]["n"] == 3
-    # From the store: nothing asked again, the same verdicts.
-    run(pytester, server).assert_outcomes(passed=3, failed=1)
+    # From the store (answers of a completed run are reused only when asked for): nothing asked again,
+    # the same verdicts.
+    run(pytester, server, "--toolcall-cache-mode=reuse").assert_outcomes(passed=3, failed=1)
     assert len(server.requests) == 5  # only the refused request, which the store never kept
     # Another setting is another request.
     pytester.makefile(".toolcall.yaml", weather=CASES.replace("max_tokens: 64", "max_tokens: 65"))
-    run(pytester, server, "-k", "settings").assert_outcomes(passed=2)
+    run(pytester, server, "--toolcall-cache-mode=reuse", "-k", "settings").assert_outcomes(passed=2)
     assert len(server.requests) == 7
 
 

@@ -180,6 +180,11 @@ def test_bad_yaml(tmp_path):
     assert str(exc).startswith(f"{exc.path}:16")
 
 
+def test_an_unclosed_quote_is_reported_where_it_opened(tmp_path):
+    exc = error(tmp_path, GOOD + '- id: second\n  prompt: "Hi\n  expect: {no_call: true}\n- id: third\n  prompt: Hi\n')
+    assert exc.line == 15 and "invalid YAML" in exc.message and "quoted scalar" in exc.message
+
+
 def test_python_tags_are_refused(tmp_path):
     exc = error(
         tmp_path,
@@ -196,11 +201,41 @@ def test_unknown_key_in_a_case(tmp_path):
     )
 
 
+def test_a_typo_of_expect_is_an_unknown_key_with_a_suggestion(tmp_path):
+    exc = error(tmp_path, GOOD + "- id: second\n  prompt: Hi\n  expected: {no_call: true}\n")
+    assert (exc.line, exc.message) == (
+        14,
+        "case 'second': unknown key 'expected' (did you mean 'expect'?) "
+        "(allowed: expect, id, mcp, messages, prompt, settings, steps, system, tags, tool_results, tools)",
+    )
+
+
+def test_every_problem_of_a_file_in_one_error(tmp_path):
+    mistakes = (
+        "- id: a\n  prompt: Hi\n  expected: {no_call: true}\n"  # line 14: unknown key
+        "- id: b\n  prompt: Hi\n"  # 17: no expect
+        "- id: a\n  prompt: Hi\n  expect: {no_call: true}\n"  # 19: duplicate id ('a' of line 14 is still seen)
+        "- id: c\n  prompt: Hi\n  expect: {calls: [{name: nowhere}]}\n"  # 22: undeclared tool
+        "- id: d\n  prompt: Hi\n  expect: {calls: [{name: get_weather, arguments: {city: {$regex: '('}}}]}\n"  # 25
+        "- id: e\n  prompt: Hi\n  expect: {no_call: true, status: 400}\n"  # 28: two kinds
+    )
+    exc = error(tmp_path, GOOD + "- id: ok\n  prompt: Hi\n  expect: {no_call: true}\n" + mistakes)
+    path = str(tmp_path / "t.toolcall.yaml")
+    problems = str(exc).split("\n")
+    assert [p.split(":")[len(path.split(":"))] for p in problems] == ["17", "20", "22", "25", "28", "31"]
+    assert all(p.startswith(f"{path}:") for p in problems)
+    assert "did you mean 'expect'" in problems[0] and "no 'expect'" in problems[1]
+    assert "duplicate case id 'a'" in problems[2] and "undeclared tool 'nowhere'" in problems[3]
+    assert "$regex" in problems[4] and "exactly one of" in problems[5]
+    assert exc.line == 17 and str(exc) == f"{path}:{exc.line}: {exc.message}"
+
+
 def test_unknown_key_in_defaults_and_at_the_top(tmp_path):
     exc = error(tmp_path, GOOD, HEADER.replace("  tags: [weather]\n", "  tag: [weather]\n"))
     assert (exc.line, exc.message) == (
         2,
-        "defaults: unknown key 'tag' (allowed: mcp, settings, steps, system, tags, tool_results, tools)",
+        "defaults: unknown key 'tag' (did you mean 'tags'?) "
+        "(allowed: mcp, settings, steps, system, tags, tool_results, tools)",
     )
     exc = error(tmp_path, GOOD, "version: 1\n" + HEADER)
     assert (exc.line, exc.message) == (1, "unknown key 'version' (allowed: cases, defaults)")
@@ -295,6 +330,14 @@ def test_regex_the_oracle_cannot_satisfy(tmp_path):
     )
     assert exc.line == 14
     assert "get_weather.city: cannot produce a string that fully matches $regex '(a)\\\\1'" in exc.message
+
+
+def test_every_case_the_oracle_cannot_pass_in_one_error(tmp_path):
+    unpassable = "  prompt: Hi\n  expect: {calls: [{name: get_weather, arguments: {city: {$regex: '(a)\\1'}}}]}\n"
+    exc = error(tmp_path, GOOD + "- id: r\n" + unpassable + "- id: s\n" + unpassable)
+    problems = str(exc).split("\n")
+    assert len(problems) == 2 and exc.line == 14 and exc.message.startswith("case 'r': ")
+    assert ":17: case 's': " in problems[1] and "cannot produce a string" in problems[1]
 
 
 def test_tool_parameters_that_are_not_a_json_schema(tmp_path):

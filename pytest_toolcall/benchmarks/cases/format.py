@@ -1,10 +1,11 @@
 """Case files (``*.toolcall.yaml``, ``*.toolcall.yml``, ``*.toolcall.jsonl``): read, validated, expanded.
 
 Every problem is found here, before any request, and reported as ONE ``CaseFileError`` naming the file
-and the line of the offending case, so that the collector can turn it into a collection error of that
-file while the other files still run. Checks, in order: the syntax (YAML or JSON), duplicate keys,
-the shipped JSON Schema of the format, then what a schema cannot say (unique ids, tools whose
-``parameters`` are valid JSON Schemas, expected calls naming declared tools, regexes that compile).
+and, for each problem (the first of each case: one run shows them all), the line of the offending case,
+so that the collector can turn it into a collection error of that file while the other files still run.
+Checks, in order: the syntax (YAML or JSON), duplicate keys, the shipped JSON Schema of the format, then
+what a schema cannot say (unique ids, tools whose ``parameters`` are valid JSON Schemas, expected calls
+naming declared tools, regexes that compile).
 ``loading.load_case_file`` then checks that the oracle's answer passes each case (that needs the
 oracle and the matcher, which build on this module).
 """
@@ -12,6 +13,7 @@ oracle and the matcher, which build on this module).
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
 import re
 from collections.abc import Iterator
@@ -46,6 +48,16 @@ class CaseFileError(Exception):
         self.path = path
         self.line = line
         self.message = message
+
+    @classmethod
+    def several(cls, path: str, problems: list[tuple[int, str]]) -> CaseFileError:
+        """One error for all the problems of a file (in line order): ``line`` and the start of ``message``
+        are the first one's; each further one follows on its own ``<path>:<line>: <message>`` line, so
+        that the usual ``f"{path}:{line}: {message}"`` shows them all."""
+        ordered = sorted(problems, key=lambda problem: problem[0])
+        line, first = ordered[0]
+        rest = "".join(f"\n{path}:{number}: {message}" for number, message in ordered[1:])
+        return cls(path, line, first + rest)
 
 
 @dataclass(frozen=True)
@@ -214,6 +226,8 @@ def _read_yaml(name: str, text: str) -> tuple[Any, _Lines]:
         document = loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        if exc.context_mark is not None and "end of stream" in (exc.problem or ""):
+            mark = exc.context_mark  # an unclosed quote or bracket: where it opened, not the file's end
         line = mark.line + 1 if mark is not None else 1
         problem = " ".join(str(part) for part in (exc.context, exc.problem) if part)
         raise CaseFileError(name, line, f"invalid YAML: {problem}") from None
@@ -315,43 +329,93 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _build(name: str, document: Any, lines: _Lines, servers: ServerPool | None = None) -> list[Case]:
-    error = best_match(_file_validator().iter_errors(document))
-    if error is not None:
+    """Every case, or one ``CaseFileError`` with the first problem of each case (and of ``defaults``)."""
+    problems = _schema_problems(document, lines)
+    if not isinstance(document, dict) or not isinstance(document.get("cases"), list) or ("document", 0) in problems:
+        raise CaseFileError.several(name, list(problems.values()))
+    defaults = document.get("defaults") or {}
+    if ("defaults", 0) not in problems:
+        try:
+            _check_tools(name, lines.defaults, defaults.get("tools") or [], "defaults.tools")
+        except CaseFileError as exc:
+            problems["defaults", 0] = (exc.line, exc.message)
+    if ("defaults", 0) in problems:  # every case inherits defaults: their own problems would follow from it
+        raise CaseFileError.several(name, list(problems.values()))
+    cases: list[Case] = []
+    seen: dict[str, int] = {}
+    for index, raw in enumerate(document["cases"]):
+        line = lines.cases[index]
+        case_id = raw.get("id") if isinstance(raw, dict) else None
+        if isinstance(case_id, str) and case_id in seen:  # also of a case with other problems
+            message = f"duplicate case id {case_id!r} (first at line {seen[case_id]})"
+            problems.setdefault(("cases", index), (line, message))
+        elif isinstance(case_id, str):
+            seen[case_id] = line
+        if ("cases", index) in problems:
+            continue
+        try:
+            cases.append(_build_case(name, line, raw, defaults, lines, servers))
+        except CaseFileError as exc:
+            problems["cases", index] = (exc.line, exc.message)
+    if problems:
+        raise CaseFileError.several(name, list(problems.values()))
+    return cases
+
+
+def _schema_problems(document: Any, lines: _Lines) -> dict[tuple[str, int], tuple[int, str]]:
+    """The schema's best problem for each case, for ``defaults`` and for the rest of the document."""
+    groups: dict[tuple[str, int], list[jsonschema.ValidationError]] = {}
+    for error in _file_validator().iter_errors(document):
+        path = list(error.absolute_path)
+        if len(path) >= 2 and path[0] == "cases" and isinstance(path[1], int):
+            key = ("cases", path[1])
+        elif path[:1] == ["defaults"]:
+            key = ("defaults", 0)
+        else:
+            key = ("document", 0)
+        groups.setdefault(key, []).append(error)
+    problems: dict[tuple[str, int], tuple[int, str]] = {}
+    for key, errors in groups.items():
+        # an unknown key explains a missing one (``expected:`` for ``expect:``): it is the problem to show
+        unknown = [e for e in errors if e.validator == "additionalProperties" and len(e.absolute_path) <= 2]
+        error = unknown[0] if unknown else best_match(errors)
+        assert error is not None
         path = list(error.absolute_path)
         message = _describe(error)
         if len(path) >= 2 and path[0] == "cases" and isinstance(document["cases"][path[1]], dict):
             case_id = document["cases"][path[1]].get("id")
             message = f"case {case_id!r}: {message}" if isinstance(case_id, str) else f"case {path[1] + 1}: {message}"
-        raise CaseFileError(name, lines.of(path), message)
-    defaults = document.get("defaults") or {}
-    _check_tools(name, lines.defaults, defaults.get("tools") or [], "defaults.tools")
-    cases: list[Case] = []
-    seen: dict[str, int] = {}
-    for index, raw in enumerate(document["cases"]):
-        line = lines.cases[index]
-        if raw["id"] in seen:
-            raise CaseFileError(name, line, f"duplicate case id {raw['id']!r} (first at line {seen[raw['id']]})")
-        seen[raw["id"]] = line
-        case = _expand(name, line, raw, defaults)
-        where = f"case {case.id!r}"
-        if "tools" in raw:
-            _check_tools(name, line, case.tools, f"{where}: tools")
-        if ("tools" in raw and "mcp" in raw) or ("tools" in defaults and "mcp" in defaults):
-            message = f"{where}: 'mcp' and 'tools' both given: the server's tools replace 'tools'"
-            raise CaseFileError(name, line, message)
-        known = True
-        if case.mcp is not None:
-            case, known = _with_server_tools(case, lines.defaults if "mcp" not in raw else line, servers)
-        declared = {t["function"]["name"] for t in case.tools} if known else None
-        problem = (
-            _messages_problem(raw.get("messages") or [])
-            or _semantic_expect_problem(case.expect, declared)
-            or _multi_step_problem(case, declared)
-        )
-        if problem:
-            raise CaseFileError(name, line, f"{where}: {problem}")
-        cases.append(case)
-    return cases
+        problems[key] = (lines.of(path), message)
+    return problems
+
+
+def _build_case(
+    name: str,
+    line: int,
+    raw: dict[str, Any],
+    defaults: dict[str, Any],
+    lines: _Lines,
+    servers: ServerPool | None,
+) -> Case:
+    case = _expand(name, line, raw, defaults)
+    where = f"case {case.id!r}"
+    if "tools" in raw:
+        _check_tools(name, line, case.tools, f"{where}: tools")
+    if ("tools" in raw and "mcp" in raw) or ("tools" in defaults and "mcp" in defaults):
+        message = f"{where}: 'mcp' and 'tools' both given: the server's tools replace 'tools'"
+        raise CaseFileError(name, line, message)
+    known = True
+    if case.mcp is not None:
+        case, known = _with_server_tools(case, lines.defaults if "mcp" not in raw else line, servers)
+    declared = {t["function"]["name"] for t in case.tools} if known else None
+    problem = (
+        _messages_problem(raw.get("messages") or [])
+        or _semantic_expect_problem(case.expect, declared)
+        or _multi_step_problem(case, declared)
+    )
+    if problem:
+        raise CaseFileError(name, line, f"{where}: {problem}")
+    return case
 
 
 def _with_server_tools(case: Case, line: int, servers: ServerPool | None) -> tuple[Case, bool]:
@@ -528,7 +592,9 @@ def _describe(error: jsonschema.ValidationError) -> str:
     if error.validator == "additionalProperties" and isinstance(instance, dict):
         allowed = sorted((schema.get("properties") or {}).keys())
         unknown = sorted(k for k in instance if k not in allowed)
-        return f"{where}unknown key {', '.join(map(repr, unknown))} (allowed: {', '.join(allowed)})"
+        close = [m for k in unknown for m in difflib.get_close_matches(k, allowed, n=1) if m not in instance]
+        hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
+        return f"{where}unknown key {', '.join(map(repr, unknown))}{hint} (allowed: {', '.join(allowed)})"
     if error.validator == "oneOf" and isinstance(instance, dict):
         alternatives: Any = error.validator_value  # oneOf's value: a list of schemas
         if {"required": ["no_call"]} in alternatives:  # the oneOf of an expectation

@@ -22,14 +22,17 @@ if TYPE_CHECKING:
 
 
 def load_case_file(path: str | Path, servers: ServerPool | None = None, name: str | None = None) -> list[Case]:
-    """Every case of a file, or a ``CaseFileError`` for the first problem found. ``servers`` and
+    """Every case of a file, or one ``CaseFileError`` for all the problems found. ``servers`` and
     ``name``: see ``format.read_case_file``."""
     cases = read_case_file(path, servers, name)
+    problems: list[tuple[int, str]] = []
     for case in cases:
         try:
             check_oracle(case)
         except OracleError as exc:
-            raise CaseFileError(case.file, case.line, f"case {case.id!r}: {exc}") from None
+            problems.append((case.line, f"case {case.id!r}: {exc}"))
+    if problems:
+        raise CaseFileError.several(cases[0].file, problems)
     return cases
 
 

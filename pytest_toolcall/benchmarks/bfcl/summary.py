@@ -50,7 +50,8 @@ def bfcl_table(block: dict[str, Any]) -> list[str]:
         )
     lines += tabulate(
         score_rows,
-        headers=["score", "value", "official", ""],
+        # "partial": the score covers only part of its official members (some did not run or errored).
+        headers=["score", "value", "official", "coverage"],
         colalign=("left", "right", "right", "left"),
         disable_numparse=True,
     ).splitlines()

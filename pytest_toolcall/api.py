@@ -52,7 +52,7 @@ from pytest_toolcall.core.failure_kinds import (
 from pytest_toolcall.core.intervals import accuracy_interval, as_list, category_fields, repeat_fields
 from pytest_toolcall.core.settings import ORACLE, Option, parse_choices, parse_number, usage_error
 from pytest_toolcall.core.statistics import pass_hat_k, wilson
-from pytest_toolcall.core.tables import default_table
+from pytest_toolcall.core.tables import Part, Table, default_parts, default_table, render
 from pytest_toolcall.core.types import ChatRequest, ChatResponse, Model, RequestError
 
 _LAZY = {
@@ -95,6 +95,10 @@ __all__ = [
     "interval_keys",
     "official_key",
     "default_table",
+    "default_parts",
+    "Part",
+    "Table",
+    "render",
     # intervals, repeats and the comparison
     "accuracy_interval",
     "as_list",

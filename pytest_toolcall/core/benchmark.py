@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from pytest_toolcall.core.settings import Option, Settings
+    from pytest_toolcall.core.tables import Part
     from pytest_toolcall.core.types import ChatRequest, Model
 
 #: The node id of the module node that holds every benchmark item.
@@ -333,11 +334,19 @@ class Benchmark(ABC):
         sizes = context.get("sizes") or {}
         self.sizes_by_block = {str(b): {str(c): int(n) for c, n in cats.items()} for b, cats in sizes.items()}
 
-    def summary(self, name: str, block: dict[str, Any]) -> list[str]:
-        """Terminal lines of one metrics block. Default: ``core.tables.default_table``."""
-        from pytest_toolcall.core.tables import default_table
+    def summary_parts(self, name: str, block: dict[str, Any]) -> list[Part]:
+        """The summary of one metrics block: text lines and tables (``core.tables.Table``), which the
+        terminal renders with tabulate and the GitHub step summary as markdown tables. Default:
+        ``core.tables.default_parts``."""
+        from pytest_toolcall.core.tables import default_parts
 
-        return default_table(block)
+        return default_parts(block)
+
+    def summary(self, name: str, block: dict[str, Any]) -> list[str]:
+        """Terminal lines of one metrics block: its ``summary_parts`` rendered (override those)."""
+        from pytest_toolcall.core.tables import render
+
+        return render(self.summary_parts(name, block))
 
     def suite_properties(self, name: str, block: dict[str, Any]) -> list[tuple[str, Any]]:
         """JUnit suite properties of a block. Default: its top-level numbers and flags, its groups and

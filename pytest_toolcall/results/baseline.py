@@ -67,7 +67,10 @@ def compare_run(
         before = [s for s in baseline["samples"] if s.get("benchmark") == name]
         now = [s for s in samples if s.get("benchmark") == name]
         if not before:
-            notes.append(f"{name}: not in the baseline")
+            # A benchmark that ran nothing either time (the users' cases, always active, with no
+            # case file selected) is no difference.
+            if now:
+                notes.append(f"{name}: not in the baseline")
             continue
         if name in before_datasets and before_datasets[name] != run.get("datasets", {}).get(name):
             notes.append(

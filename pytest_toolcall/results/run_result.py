@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from pytest_toolcall.core.benchmark import Benchmark
 from pytest_toolcall.core.settings import parse_price
+from pytest_toolcall.core.tables import Part
 from pytest_toolcall.results.aggregate import aggregate, all_blocks, run_usage
 from pytest_toolcall.results.baseline import compare_run
 from pytest_toolcall.results.report import SCHEMA
@@ -162,6 +163,12 @@ class RunResult:
         for name, blocks in self.metrics.items():
             for block_name, block in blocks.items():
                 yield block_name, self.benchmarks[name].summary(block_name, block)
+
+    def summary_parts(self) -> Iterator[tuple[str, list[Part]]]:
+        """Each block's name and its summary's lines and tables (``Benchmark.summary_parts``)."""
+        for name, blocks in self.metrics.items():
+            for block_name, block in blocks.items():
+                yield block_name, self.benchmarks[name].summary_parts(block_name, block)
 
     def suite_properties(self) -> Iterator[tuple[str, Any]]:
         """JUnit suite properties of every block (``Benchmark.suite_properties``)."""

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from tabulate import tabulate
-
 from pytest_toolcall.core.comparison import ALPHA
+from pytest_toolcall.core.tables import Part, Table, render
 from pytest_toolcall.core.text import number
 from pytest_toolcall.results.stream_parity import summary_lines as stream_summary_lines
 
@@ -20,6 +19,10 @@ FIRST_FEW = 10
 
 
 def usage_lines(usage: dict[str, Any], price: tuple[float, float] | None) -> list[str]:
+    return render(usage_parts(usage, price))
+
+
+def usage_parts(usage: dict[str, Any], price: tuple[float, float] | None) -> list[Part]:
     tokens = f"{usage['prompt_tokens']:,} prompt + {usage['completion_tokens']:,} completion"
     extra = [f"{usage[k]:,} {k.removesuffix('_tokens')}" for k in ("cached_tokens", "reasoning_tokens") if usage.get(k)]
     if extra:
@@ -39,7 +42,7 @@ def usage_lines(usage: dict[str, Any], price: tuple[float, float] | None) -> lis
         rows.append(
             ["estimated cost", f"{usage['cost_usd']:.4f} USD (sent requests at {price[0]:g}/{price[1]:g} USD/M)"]
         )
-    return tabulate(rows, tablefmt="plain", disable_numparse=True).splitlines()
+    return [Table(["usage", "value"], rows, tablefmt="plain", terminal_headers=False)]
 
 
 def store_text(usage: dict[str, Any]) -> str:
@@ -51,9 +54,13 @@ def store_text(usage: dict[str, Any]) -> str:
 
 
 def comparison_lines(comparison: dict[str, Any], alpha: float | None) -> list[str]:
+    return render(comparison_parts(comparison, alpha))
+
+
+def comparison_parts(comparison: dict[str, Any], alpha: float | None) -> list[Part]:
     alpha = ALPHA if alpha is None else alpha
     base = comparison["baseline"]
-    lines = [f"baseline: model {base.get('model')}, started {base.get('started_at')}"]
+    lines: list[Part] = [f"baseline: model {base.get('model')}, started {base.get('started_at')}"]
     lines += [f"not alike: {note}" for note in comparison.get("notes", [])]
     rows = []
     for name, change in comparison["metrics"].items():
@@ -77,12 +84,13 @@ def comparison_lines(comparison: dict[str, Any], alpha: float | None) -> list[st
             ]
         )
     if rows:
-        lines += tabulate(
-            rows,
-            headers=["metric", "baseline", "now", "diff", "p", "pass->fail", "fail->pass", f"p<{alpha:g}"],
-            colalign=("left", "right", "right", "right", "right", "right", "right", "left"),
-            disable_numparse=True,
-        ).splitlines()
+        lines.append(
+            Table(
+                ["metric", "baseline", "now", "diff", "p", "pass->fail", "fail->pass", f"p<{alpha:g}"],
+                rows,
+                colalign=("left", "right", "right", "right", "right", "right", "right", "left"),
+            )
+        )
     else:
         lines.append("no metric changed")
     for key, label in (("regressed", "regressed (pass->fail)"), ("fixed", "fixed (fail->pass)")):

@@ -341,6 +341,22 @@ def test_step_limit_force_quits_the_dialogue() -> None:
     assert len(run_.result) == 1 and len(run_.result[0]) == 4  # the 4th executed step exceeds the limit of 3
 
 
+def test_a_force_quit_loop_is_shown_once_with_its_count() -> None:
+    from pytest_toolcall.benchmarks.bfcl.multi_turn_dialogue import transcript
+
+    entry = fs_entry(question=[[{"role": "user", "content": "loop"}]])
+    model = ScriptedModel([["pwd()"], ["pwd()"], ["ls()"]] + [["ls()"]] * 30)
+    run_ = run_dialogue(entry, model.ask, decode_list, DOCS, step_limit=20)
+    steps = len(run_.executed[0])
+    assert run_.force_quit and steps == 21
+    lines = transcript(run_).splitlines()
+    # Two identical lines stay as they are; the 19 identical ls() lines are one line and a count.
+    assert sum(line.startswith("  pwd()") for line in lines) == 2
+    assert sum(line.startswith("  ls()") for line in lines) == 1
+    assert f"  ... the same call and result {steps - 3} more time(s)" in lines
+    assert lines[-1] == "force-quit: more than the step limit in one turn"
+
+
 def test_prompting_mode_sends_results_as_one_user_message() -> None:
     entry = fs_entry(question=[[{"role": "user", "content": "list"}]])
     model = ScriptedModel([["ls()", "pwd()"], "done"])

@@ -15,6 +15,7 @@ from pytest_toolcall.benchmarks.bfcl.benchmark import BFCL
 from pytest_toolcall.benchmarks.bfcl.data import LIVE, NON_LIVE, SINGLE_TURN_CATEGORIES
 from pytest_toolcall.benchmarks.bfcl.metrics import MULTI_TURN, bfcl_metrics
 from pytest_toolcall.benchmarks.bfcl.summary import bfcl_table
+from pytest_toolcall.core.tables import render
 from pytest_toolcall.results import gate
 
 VERDICTS = Path(__file__).resolve().parents[2] / "data" / "verdicts"
@@ -237,7 +238,13 @@ def test_errors_are_counted_apart_and_make_the_scores_partial() -> None:
     }
     assert block["errors"] == 1 and block["short_categories"] == []
     assert block["scores"]["non_live"]["partial"] is True  # an errored member
-    assert "1 item(s) errored" in bfcl_table(block)[-1]
+    lines = render(bfcl_table(block))
+    assert "1 item(s) errored" in lines[-1]
+    # Every column of the score table is labelled; the last one says which scores are partial.
+    (header,) = [line for line in lines if line.startswith("score ")]
+    assert header.split() == ["score", "value", "official", "coverage"]
+    (non_live,) = [line for line in lines if line.startswith("NON_LIVE ")]
+    assert non_live.split()[-1] == "partial"
 
 
 @pytest.mark.parametrize(

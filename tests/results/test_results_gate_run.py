@@ -472,3 +472,16 @@ def test_cached_and_reasoning_tokens_and_retries_reach_the_report(pytester: pyte
     sample = report["samples"][0]
     assert sample["usage"]["cached_tokens"] == 100 and sample["usage"]["requests"][0]["reasoning_tokens"] == 12
     assert "(of which 2,000 cached, 240 reasoning)" in result.stdout.str()
+
+
+def test_a_benchmark_that_ran_nothing_either_time_is_no_difference(pytester: pytest.Pytester, serve: Any) -> None:
+    # The users' cases benchmark is active in every run; with no case file it has no samples.
+    server = serve({"q": [True]})
+    path = write_lines(pytester.path / "a.jsonl", ["q"])
+    pytester.runpytest(*base_args(server, path, "--toolcall-report=base.json"))
+    result = pytester.runpytest(*base_args(server, path, "--toolcall-baseline=base.json", "--toolcall-report=now.json"))
+    report = json.loads((pytester.path / "now.json").read_text(encoding="utf-8"))
+    assert "cases" in report["run"]["datasets"]
+    assert not any(s["benchmark"] == "cases" for s in report["samples"])
+    assert report["comparison"]["notes"] == []
+    assert "not alike" not in result.stdout.str()

@@ -9,6 +9,7 @@ import pytest
 from pytest_toolcall.benchmarks.tau2.benchmark import Tau2
 from pytest_toolcall.benchmarks.tau2.metrics import tau2_metrics
 from pytest_toolcall.core.blocks import check_blocks
+from pytest_toolcall.core.tables import render
 
 
 def record(domain: str, task: str, reward: float | None, **extra: object) -> dict[str, object]:
@@ -46,7 +47,7 @@ def test_not_measured_rewards_are_apart() -> None:
     retail = block["categories"]["retail"]
     assert retail["not_measured"] == 1 and retail["accuracy"] == 1.0 and retail["tasks"] == 1
     assert block["overall"] == pytest.approx(0.5)  # the mean of airline 0.0 and retail 1.0
-    lines = Tau2.summary(None, "tau2", block)  # type: ignore[arg-type]
+    lines = render(Tau2.summary_parts(None, "tau2", block))  # type: ignore[arg-type]
     assert any("1 reward(s) not measured" in line for line in lines)
 
 

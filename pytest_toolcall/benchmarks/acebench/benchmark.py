@@ -34,6 +34,7 @@ from pytest_toolcall.core.benchmark import (
     Verdict,
 )
 from pytest_toolcall.core.settings import ORACLE, Option, parse_choices, parse_number, usage_error
+from pytest_toolcall.core.tables import Part
 from pytest_toolcall.core.text import one_line
 from pytest_toolcall.core.types import ChatRequest, ChatResponse, Model
 
@@ -319,7 +320,7 @@ class ACEBench(Benchmark):
         sizes = context.get("sizes", {})
         self.sizes = {tuple(key.split("/", 1)): int(size) for key, size in sizes.items()}
 
-    def summary(self, name: str, block: dict[str, Any]) -> list[str]:
+    def summary_parts(self, name: str, block: dict[str, Any]) -> list[Part]:
         from pytest_toolcall.benchmarks.acebench.summary import acebench_table
 
         return acebench_table(block)

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from tabulate import tabulate
-
 from pytest_toolcall.benchmarks.acebench.dataset import OVERALL_WEIGHTS
 from pytest_toolcall.core.failure_kinds import failure_kind_line
-from pytest_toolcall.core.tables import coverage_notes, interval, pass_hat
+from pytest_toolcall.core.tables import Part, Table, coverage_notes, interval, pass_hat
 from pytest_toolcall.core.text import measured, number
 
 
-def acebench_table(block: dict[str, Any]) -> list[str]:
+def acebench_table(block: dict[str, Any]) -> list[Part]:
     repeats = "pass_hat_k" in block
     rows = []
     for cat, m in block["categories"].items():
@@ -23,21 +21,13 @@ def acebench_table(block: dict[str, Any]) -> list[str]:
     headers = ["category", "n", "passed", "failed", "errors", "accuracy", "95% CI"]
     headers += ["pass^k (k=1..)", "flaky"] if repeats else []
     headers += ["process", "ceiling"]
-    table = tabulate(
-        rows,
-        headers=headers,
-        colalign=("left", *(["right"] * (len(headers) - 1))),
-        disable_numparse=True,
-    )
-    lines = [*table.splitlines(), ""]
+    lines: list[Part] = [Table(headers, rows, colalign=("left", *(["right"] * (len(headers) - 1)))), ""]
     intervals = block.get("groups_ci95") or {}
     group_rows = [
         [group.upper(), measured(value), interval(intervals.get(group))] for group, value in block["groups"].items()
     ]
     group_rows.append(["OVERALL", measured(block["overall"]), interval(block.get("overall_ci95"))])
-    lines += tabulate(
-        group_rows, headers=["group", "score", "95% CI"], colalign=("left", "right", "right"), disable_numparse=True
-    ).splitlines()
+    lines.append(Table(["group", "score", "95% CI"], group_rows, colalign=("left", "right", "right")))
     if repeats:
         flaky = block.get("flaky") or []
         lines.append(f"repeats: pass^k {pass_hat(block['pass_hat_k'])} (k=1..); {len(flaky)} flaky unit(s)")

@@ -23,6 +23,7 @@ from pytest_toolcall.benchmarks.bfcl.data import LIVE, NON_LIVE
 from pytest_toolcall.benchmarks.bfcl.metrics import ALL_CATEGORIES, MULTI_TURN
 from pytest_toolcall.core.benchmark import Benchmark, Dialogue, Loaded, Models, Plan, Requests, Unit, Verdict
 from pytest_toolcall.core.settings import Option, parse_choices, usage_error
+from pytest_toolcall.core.tables import Part
 from pytest_toolcall.core.text import one_line
 from pytest_toolcall.core.types import ChatRequest, ChatResponse
 
@@ -258,7 +259,7 @@ class BFCL(Benchmark):
             weights[score] = {key: w / len(by_category[c]) for c, w in categories.items() for key in by_category[c]}
         return weights
 
-    def summary(self, name: str, block: dict[str, Any]) -> list[str]:
+    def summary_parts(self, name: str, block: dict[str, Any]) -> list[Part]:
         from pytest_toolcall.benchmarks.bfcl.source_calls import EXACT
         from pytest_toolcall.benchmarks.bfcl.summary import bfcl_table
 

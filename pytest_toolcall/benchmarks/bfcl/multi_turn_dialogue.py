@@ -153,11 +153,34 @@ def transcript(run: DialogueRun, limit: int = 40) -> str:
     lines = []
     for turn, steps in enumerate(run.executed):
         lines.append(f"turn {turn}: {len(steps)} step(s) with calls")
-        for calls, results in steps:
-            for call, result in zip(calls, results, strict=False):
-                lines.append(f"  {clip(call, 160)} -> {clip(result, 160)}")
+        executed = [
+            f"  {clip(call, 160)} -> {clip(result, 160)}"
+            for calls, results in steps
+            for call, result in zip(calls, results, strict=False)
+        ]
+        lines += _collapsed(executed)
     if run.force_quit:
         lines.append("force-quit: more than the step limit in one turn")
     if len(lines) > limit:
         lines = [*lines[:limit], f"... {len(lines) - limit} more line(s)"]
     return "\n".join(lines)
+
+
+#: A run of at least this many identical executed calls (a model looping until the step limit) is shown once.
+REPEATS_SHOWN_ONCE = 3
+
+
+def _collapsed(lines: list[str]) -> list[str]:
+    """The lines with each run of ``REPEATS_SHOWN_ONCE`` or more identical ones shown once, with its count."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        times = 1
+        while i + times < len(lines) and lines[i + times] == lines[i]:
+            times += 1
+        if times >= REPEATS_SHOWN_ONCE:
+            out += [lines[i], f"  ... the same call and result {times - 1} more time(s)"]
+        else:
+            out += lines[i : i + times]
+        i += times
+    return out

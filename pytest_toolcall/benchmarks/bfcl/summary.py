@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from tabulate import tabulate
-
 from pytest_toolcall.benchmarks.bfcl.metrics import OVERALL_WEIGHTS
 from pytest_toolcall.core.failure_kinds import failure_kind_line
-from pytest_toolcall.core.tables import coverage_notes
+from pytest_toolcall.core.tables import Part, Table, coverage_notes
 from pytest_toolcall.core.text import number
 
 _SCORE_ROWS = ("non_live", "live", "irrelevance", "relevance", "multi_turn", "overall")
 
 
-def bfcl_table(block: dict[str, Any]) -> list[str]:
+def bfcl_table(block: dict[str, Any]) -> list[Part]:
     rows = []
     for name, m in block["categories"].items():
         interval = m.get("ci95")
@@ -30,13 +28,12 @@ def bfcl_table(block: dict[str, Any]) -> list[str]:
                 number(m["ceiling"]),
             ]
         )
-    table = tabulate(
+    table = Table(
+        ["category", "n", "passed", "failed", "errors", "accuracy", "95 % CI", "ceiling"],
         rows,
-        headers=["category", "n", "passed", "failed", "errors", "accuracy", "95 % CI", "ceiling"],
         colalign=("left", "right", "right", "right", "right", "right", "right", "right"),
-        disable_numparse=True,
     )
-    lines = [*table.splitlines(), ""]
+    lines: list[Part] = [table, ""]
     score_rows = []
     for name in _SCORE_ROWS:
         score = block["scores"][name]
@@ -48,12 +45,10 @@ def bfcl_table(block: dict[str, Any]) -> list[str]:
                 "partial" if score["partial"] else "",
             ]
         )
-    lines += tabulate(
-        score_rows,
-        headers=["score", "value", "official", ""],
-        colalign=("left", "right", "right", "left"),
-        disable_numparse=True,
-    ).splitlines()
+    # "partial": the score covers only part of its official members (some did not run or errored).
+    lines.append(
+        Table(["score", "value", "official", "coverage"], score_rows, colalign=("left", "right", "right", "left"))
+    )
     lines.append(_notes(block))
     if kinds := failure_kind_line(block.get("failure_kinds", {})):
         lines.append(kinds)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import pytest
 
 from pytest_toolcall.core.benchmark import Benchmark, Dialogue, Loaded, Models, Plan, Requests, Skip, Unit, Verdict
+from pytest_toolcall.core.tables import Part
 from pytest_toolcall.core.types import ChatRequest, Model
 
 if TYPE_CHECKING:
@@ -212,7 +213,7 @@ class Cases(Benchmark):
         block.update(repeat_fields(scored))
         return {self.name: block}
 
-    def summary(self, name: str, block: dict[str, Any]) -> list[str]:
+    def summary_parts(self, name: str, block: dict[str, Any]) -> list[Part]:
         from pytest_toolcall.benchmarks.cases.summary import cases_table
 
         return cases_table(block)

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from pytest_toolcall.benchmarks.cases.benchmark import Cases
 from pytest_toolcall.core.benchmark import Loaded, Unit, Verdict
+from pytest_toolcall.core.tables import Part
 
 PROBES = Path(__file__).with_name("conformance_probes")
 CONTRACTS = ("tool_choice", "parallel_tool_calls", "strict_schemas", "multi_turn", "reasoning", "usage")
@@ -113,8 +114,8 @@ class Conformance(Cases):
         }
         return {self.name: block}
 
-    def summary(self, name: str, block: dict[str, Any]) -> list[str]:
-        from tabulate import tabulate
+    def summary_parts(self, name: str, block: dict[str, Any]) -> list[Part]:
+        from pytest_toolcall.core.tables import Table
 
         def rate(row: dict[str, Any], key: str = "accuracy", ci: str = "ci95") -> list[Any]:
             value, interval = row.get(key), row.get(ci)
@@ -127,7 +128,7 @@ class Conformance(Cases):
         ]
         rows.append(["OVERALL", block["n"], block["passed"], *rate(block, "overall", "overall_ci95"), ""])
         headers = ["contract", "n", "passed", "pass rate", "95% CI", "failed"]
-        lines = tabulate(rows, headers=headers, disable_numparse=True).splitlines()
+        lines: list[Part] = [Table(headers, rows)]
         if block.get("errors"):
             lines.append(f"{block['errors']} probe(s) got no answer (errors, not counted)")
         return lines

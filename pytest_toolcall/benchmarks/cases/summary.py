@@ -1,25 +1,25 @@
-"""The terminal table of the ``cases`` block: a row per file, per tag, and overall."""
+"""The summary of the ``cases`` block: a row per file, per tag, and overall."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from tabulate import tabulate
-
+from pytest_toolcall.core.tables import Part, Table
 from pytest_toolcall.core.text import number
 
 
-def cases_table(block: dict[str, Any]) -> list[str]:
+def cases_table(block: dict[str, Any]) -> list[Part]:
     rows = [["file", path, *_cells(row)] for path, row in block["files"].items()]
     rows += [["tag", tag, *_cells(row)] for tag, row in block["tags"].items()]
     overall = {"n": block["n"], "passed": block["passed"], "accuracy": block["overall"]}
     rows.append(["OVERALL", "", *_cells({**overall, "ci95": block.get("overall_ci95")})])
-    lines = tabulate(
-        rows,
-        headers=["", "name", "n", "passed", "accuracy", "95% CI"],
-        colalign=("left", "left", "right", "right", "right", "left"),
-        disable_numparse=True,
-    ).splitlines()
+    lines: list[Part] = [
+        Table(
+            ["", "name", "n", "passed", "accuracy", "95% CI"],
+            rows,
+            colalign=("left", "left", "right", "right", "right", "left"),
+        )
+    ]
     apart = [f"{block[k]} {k}" for k in ("errors", "skipped") if block.get(k)]
     if apart:
         lines.append(f"not scored: {', '.join(apart)} (counted in no accuracy)")

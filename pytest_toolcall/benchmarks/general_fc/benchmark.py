@@ -8,6 +8,7 @@ from typing import Any
 
 from pytest_toolcall.core.benchmark import Benchmark, DataError, Loaded, Models, Plan, Requests, Unit, Verdict
 from pytest_toolcall.core.settings import Option, usage_error
+from pytest_toolcall.core.tables import Part
 from pytest_toolcall.core.types import ChatRequest
 
 #: The set shipped in the package: 511 labelled requests from MoonshotAI's K2-Vendor-Verifier samples.
@@ -111,7 +112,7 @@ class GeneralFC(Benchmark):
             block["reference_agreement"] = trigger_agreement(records, reference)
         return {self.name: block}
 
-    def summary(self, name: str, block: dict[str, Any]) -> list[str]:
+    def summary_parts(self, name: str, block: dict[str, Any]) -> list[Part]:
         from pytest_toolcall.benchmarks.general_fc.summary import general_fc_table
 
         return general_fc_table(block)

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from tabulate import tabulate
-
 from pytest_toolcall.core.failure_kinds import failure_kind_line
-from pytest_toolcall.core.tables import interval, pass_hat
+from pytest_toolcall.core.tables import Part, Table, interval, pass_hat
 from pytest_toolcall.core.text import measured, number
 
 
-def general_fc_table(block: dict[str, Any]) -> list[str]:
+def general_fc_table(block: dict[str, Any]) -> list[Part]:
     rows = [
         ["items", block["n"]],
         ["scored", block["scored"]],
@@ -55,9 +53,7 @@ def general_fc_table(block: dict[str, Any]) -> list[str]:
             ],
         ]
     rows = [[*row, ""] if len(row) == 2 else row for row in rows]
-    lines = tabulate(
-        rows, headers=["metric", "value", "95% CI"], colalign=("left", "right", "right"), disable_numparse=True
-    ).splitlines()
+    lines: list[Part] = [Table(["metric", "value", "95% CI"], rows, colalign=("left", "right", "right"))]
     if block["validation_failures"]:
         lines.append("invalid calls: " + ", ".join(f"{k} {v}" for k, v in block["validation_failures"].items()))
     if kinds := failure_kind_line(block.get("failure_kinds", {})):

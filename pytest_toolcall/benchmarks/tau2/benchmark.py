@@ -25,6 +25,7 @@ from pytest_toolcall.core.benchmark import (
     Verdict,
 )
 from pytest_toolcall.core.settings import ORACLE, Option, parse_choices, usage_error
+from pytest_toolcall.core.tables import Part
 from pytest_toolcall.core.types import ChatRequest, Model
 
 COMMIT = "a2c0247"
@@ -270,10 +271,10 @@ class Tau2(Benchmark):
 
         return {"tau2": tau2_metrics(records)} if records else {}
 
-    def summary(self, name: str, block: dict[str, Any]) -> list[str]:
-        from pytest_toolcall.benchmarks.tau2.metrics import summary_lines
+    def summary_parts(self, name: str, block: dict[str, Any]) -> list[Part]:
+        from pytest_toolcall.benchmarks.tau2.metrics import summary_parts
 
-        return summary_lines(block)
+        return summary_parts(block)
 
     @classmethod
     def claims_metric(cls, name: str) -> bool:

@@ -14,12 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tabulate import tabulate
-
 from pytest_toolcall.benchmarks.tau2.evaluation import COMPONENTS, INFRASTRUCTURE_ERROR
 from pytest_toolcall.core.intervals import accuracy_interval, as_list
 from pytest_toolcall.core.statistics import pass_hat_k
-from pytest_toolcall.core.tables import interval
+from pytest_toolcall.core.tables import Part, Table, interval
 
 BLOCK = "tau2"
 DOMAIN_ORDER = ("airline", "retail", "telecom")
@@ -90,7 +88,7 @@ def _domain(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def summary_lines(block: dict[str, Any]) -> list[str]:
+def summary_parts(block: dict[str, Any]) -> list[Part]:
     rows = []
     notes = []
     for domain, row in block["categories"].items():
@@ -114,13 +112,9 @@ def summary_lines(block: dict[str, Any]) -> list[str]:
             )
         if row["skipped"]:
             notes.append(f"{domain}: {row['skipped']} simulation(s) skipped")
-    table = tabulate(
-        rows,
-        headers=["domain", "tasks", "sims", "pass^1", "95% CI", "pass^2..k", "components", "infra errors"],
-        tablefmt="simple",
-    )
+    headers = ["domain", "tasks", "sims", "pass^1", "95% CI", "pass^2..k", "components", "infra errors"]
     overall = f"tau2 overall (mean of domains' pass^1): {_number(block.get('overall'))}"
-    return [overall, *table.splitlines(), *notes]
+    return [overall, Table(headers, rows, disable_numparse=False), *notes]
 
 
 def _number(value: float | None) -> str:

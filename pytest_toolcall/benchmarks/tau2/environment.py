@@ -52,6 +52,12 @@ def tool_specs(domain: str) -> dict[str, ToolSpec]:
 
 @functools.cache
 def policy(domain: str) -> str:
+    """The domain policy of the agent's prompt. Telecom's is composed as the official environment
+    composes it: the main policy and the tech support manual, each in its tag."""
+    if domain == "telecom":
+        main = (DATA / domain / "main_policy.md").read_text(encoding="utf-8")
+        manual = (DATA / domain / "tech_support_manual.md").read_text(encoding="utf-8")
+        return f"<main_policy>\n{main}\n</main_policy>\n<tech_support_policy>\n{manual}\n</tech_support_policy>"
     return (DATA / domain / "policy.md").read_text(encoding="utf-8")
 
 

@@ -77,16 +77,26 @@ def agent_system_prompt(domain: str) -> str:
     return AGENT_SYSTEM_PROMPT.format(domain_policy=policy(domain), agent_instruction=AGENT_INSTRUCTION)
 
 
+#: The domains whose user simulator has tools of its own (telecom's device): its prompt then has
+#: the official guidelines for tools.
+USER_TOOL_DOMAINS = ("telecom",)
+
+
 @functools.cache
-def _guidelines() -> str:
+def _guidelines(use_tools: bool = False) -> str:
     # The persona guidelines of the default persona are empty.
-    text = (DATA / "user_simulator" / "simulation_guidelines.md").read_text(encoding="utf-8")
+    name = "simulation_guidelines_tools.md" if use_tools else "simulation_guidelines.md"
+    text = (DATA / "user_simulator" / name).read_text(encoding="utf-8")
     return text.replace("<PERSONA_GUIDELINES>", "")
 
 
 def user_system_prompt(task: dict[str, Any]) -> str:
+    scenario = task["user_scenario"]
+    instructions = scenario.get("instructions")
+    domain = instructions.get("domain") if isinstance(instructions, dict) else None
     return USER_SYSTEM_PROMPT.format(
-        global_user_sim_guidelines_with_persona=_guidelines(), instructions=scenario_text(task["user_scenario"])
+        global_user_sim_guidelines_with_persona=_guidelines(domain in USER_TOOL_DOMAINS),
+        instructions=scenario_text(scenario),
     )
 
 

@@ -2,7 +2,7 @@
 a virtualenv of its own (Python 3.12, ``pip install -e <tau2-bench checkout>``), never in the test
 suite. ``TAU2_DATA_DIR`` points at a copy of tau2-bench's ``data/``.
 
-    TAU2_DATA_DIR=... python learn_official.py OUT_DIR airline|retail
+    TAU2_DATA_DIR=... python learn_official.py OUT_DIR airline|retail|telecom
 
 For every airline and retail task it builds trajectories of many kinds (the reference actions
 executed by the official environment, and variants: wrong arguments, missing, repeated, reordered
@@ -12,6 +12,12 @@ writes them as official ``Results`` files and grades each simulation with the of
 judge is replaced by a stand-in (every assertion met unless the conversation holds ``JUDGE-FAIL``)
 whose prompt is captured, so that the combination of every component is learned too. It also
 records the official system prompts and pass^k of a two-trial file.
+
+Telecom (the ``base`` tasks): each simulation starts from the task's initial state as the official
+orchestrator sets it, the user's reference actions are tool calls of the user simulator on its
+device, and the variants are those of ``telecom_kinds``. ``assemble:telecom`` writes its files;
+they live in ``telecom/`` here (the expected verdicts gzipped), apart from the airline and retail
+files the re-grading tests read, until telecom's environment exists.
 """
 
 import copy
@@ -98,8 +104,14 @@ def wrong(arguments):
     return arguments
 
 
-def trajectory(domain, actions, final_text, *, user_text="###STOP###", extra=()):
+def trajectory(domain, actions, final_text, *, user_text="###STOP###", extra=(), task=None):
     env = registry.get_env_constructor(domain)()
+    if task is not None and task.initial_state is not None:  # telecom: as the orchestrator starts
+        env.set_state(
+            initialization_data=task.initial_state.initialization_data,
+            initialization_actions=task.initial_state.initialization_actions,
+            message_history=[],
+        )
     messages = [
         AssistantMessage(role="assistant", content="Hi! How can I help you today?"),
         UserMessage(role="user", content="I need help with my request."),
@@ -107,15 +119,18 @@ def trajectory(domain, actions, final_text, *, user_text="###STOP###", extra=())
     counter = 0
     for action in [*extra, *actions]:
         counter += 1
+        requestor = action.get("requestor") or "assistant"
         call = {
             "id": f"call_{counter}",
             "name": action["name"],
             "arguments": action["arguments"],
-            "requestor": "assistant",
+            "requestor": requestor,
         }
-        assistant = AssistantMessage(role="assistant", content=None, tool_calls=[call])
-        messages.append(assistant)
-        messages.append(env.get_response(assistant.tool_calls[0]))
+        # telecom's dual control: a user action is a tool call of the user simulator on its device
+        message_type = UserMessage if requestor == "user" else AssistantMessage
+        caller = message_type(role=requestor, content=None, tool_calls=[call])
+        messages.append(caller)
+        messages.append(env.get_response(caller.tool_calls[0]))
     messages.append(AssistantMessage(role="assistant", content=final_text))
     if user_text is not None:
         messages.append(UserMessage(role="user", content=user_text))
@@ -124,8 +139,39 @@ def trajectory(domain, actions, final_text, *, user_text="###STOP###", extra=())
     return messages
 
 
+def telecom_kinds(domain, task, index):
+    """Telecom: the reference (agent and user actions), and the wrong ones a dual-control run makes:
+    a user action missing, the agent's first action with a wrong argument, no user actions, no
+    actions at all, a premature stop."""
+    actions = [a.model_dump() for a in (task.evaluation_criteria.actions or [])]
+    user = [i for i, a in enumerate(actions) if a["requestor"] == "user"]
+    agent = [i for i, a in enumerate(actions) if a["requestor"] == "assistant"]
+    said = "Your issue should be resolved now."
+
+    def build(acts):
+        return lambda: trajectory(domain, acts, said, task=task)
+
+    yield "gold", build(actions), "user_stop"
+    if user:
+        yield "missing_user_action", build([a for i, a in enumerate(actions) if i != user[-1]]), "user_stop"
+        yield "no_user_actions", build([a for a in actions if a["requestor"] != "user"]), "user_stop"
+    if agent:
+        wrong_first = [{**a, "arguments": wrong(a["arguments"])} if i == agent[0] else a for i, a in enumerate(actions)]
+        yield "wrong_args", build(wrong_first), "user_stop"
+        yield "missing_agent_action", build([a for i, a in enumerate(actions) if i != agent[0]]), "user_stop"
+    yield "no_actions", build([]), "user_stop"
+    stopped = said + " ###STOP###"
+    yield "agent_stop", lambda: trajectory(domain, actions, stopped, user_text=None, task=task), "agent_stop"
+    if index % 3 == 0:
+        yield "max_steps", build(actions), "max_steps"
+        yield "too_many_errors", build(actions), "too_many_errors"
+
+
 def kinds(domain, task, index):
     """(kind, a function building the trajectory, termination reason): built only when wanted."""
+    if domain == "telecom":
+        yield from telecom_kinds(domain, task, index)
+        return
     criteria = task.evaluation_criteria
     actions = [a.model_dump() for a in (criteria.actions or [])]
     tools = registry.get_env_constructor(domain)().tools
@@ -186,19 +232,25 @@ def main():
     lines into results files."""
     OUT.mkdir(parents=True, exist_ok=True)
     domain = DOMAIN
-    tasks = registry.get_tasks_loader(domain)(None)
+    # telecom: the leaderboard's split (base); the others: every task
+    tasks = registry.get_tasks_loader(domain)("base" if domain == "telecom" else None)
     env = registry.get_env_constructor(domain)()
+    user_tools = env.get_user_tools() if domain == "telecom" else None
     prompts = {
         f"{domain}/agent": LLMAgent(tools=env.get_tools(), domain_policy=env.policy, llm="x").system_prompt,
-        f"{domain}/user/{tasks[0].id}": UserSimulator(llm="x", instructions=str(tasks[0].user_scenario)).system_prompt,
+        f"{domain}/user/{tasks[0].id}": UserSimulator(
+            llm="x", instructions=str(tasks[0].user_scenario), tools=user_tools
+        ).system_prompt,
     }
+    if user_tools:
+        prompts[f"{domain}/user_tools"] = [t.openai_schema for t in user_tools]
     (OUT / f"info_{domain}.json").write_text(info(domain).model_dump_json())
     lines = open(OUT / f"sims_{NAME}.jsonl", "a", encoding="utf-8")
     mine = [(index, task) for index, task in enumerate(tasks) if index % int(PARTS) == int(PART)]
     done = set()
     if (OUT / f"sims_{NAME}.jsonl").exists():  # a run resumed: what it graded stays
         done = {json.loads(line)["simulation"]["id"] for line in (OUT / f"sims_{NAME}.jsonl").open(encoding="utf-8")}
-    phases = [("gold",), ("writes_only",), None]
+    phases = [("gold",), ("writes_only",), None] if domain != "telecom" else [("gold",), None]
     for phase in phases:
         for index, task in mine:
             for kind, build, reason in kinds(domain, task, index):
@@ -251,7 +303,8 @@ def main():
 def assemble(folder, domain, out):
     """The lines of a domain as one official results file (``Results`` validates it), the expected
     verdicts beside it, and the official pass^k of a two-trial file over the tasks that have both
-    the reference's writes and the variant missing its last write."""
+    the reference's writes and the variant missing its last write (telecom: the reference and the
+    variant missing its last user action)."""
     rows = [
         json.loads(line)
         for path in sorted(folder.glob(f"sims_{domain}*.jsonl"))
@@ -266,10 +319,11 @@ def assemble(folder, domain, out):
         fh.write(results.model_dump_json())
     expected = {row["simulation"]["id"]: row["expected"] for row in rows}
     by_id = {s.id: s for s in results.simulations}
-    both = [t for t in tasks if f"{domain}-{t}-writes_only" in by_id and f"{domain}-{t}-missing_write" in by_id]
-    two = [by_id[f"{domain}-{t}-writes_only"].model_copy(update={"trial": 0}) for t in both]
+    passing, failing = ("gold", "missing_user_action") if domain == "telecom" else ("writes_only", "missing_write")
+    both = [t for t in tasks if f"{domain}-{t}-{passing}" in by_id and f"{domain}-{t}-{failing}" in by_id]
+    two = [by_id[f"{domain}-{t}-{passing}"].model_copy(update={"trial": 0}) for t in both]
     two += [
-        by_id[f"{domain}-{t}-missing_write"].model_copy(update={"trial": 1, "id": f"{domain}-{t}-missing_write-t1"})
+        by_id[f"{domain}-{t}-{failing}"].model_copy(update={"trial": 1, "id": f"{domain}-{t}-{failing}-t1"})
         for t in both
     ]
     task_models = {t.id: t for t in results.tasks}

@@ -187,7 +187,12 @@ def _gate(args: argparse.Namespace) -> int:
                 f"--fail-on-regression: ALPHA is a significance level between 0 and 1, got {args.fail_on_regression!r}"
             )
     options = gate.GateOptions(thresholds, args.max_errors, args.gate_on, args.gate_value, alpha)
-    result = _result(args, _read(args.report), compare=alpha is not None)
+    document = _read(args.report)
+    if alpha is not None and args.baseline is None and document.get("comparison") is None:
+        raise CliError(
+            f"--fail-on-regression: {args.report} holds no comparison with a baseline: give --baseline=REPORT.json"
+        )
+    result = _result(args, document, compare=alpha is not None)
     verdict = gate.decide(result, options)
     print(verdict.line)
     return 1 if gate.exit_failed(verdict, result) else 0
@@ -197,23 +202,34 @@ def _result(args: argparse.Namespace, document: dict, compare: bool) -> RunResul
     """The report's result; with ``compare`` and ``--baseline``, compared anew with that baseline
     (else the report's own comparison stands)."""
     from pytest_toolcall.results.baseline import BaselineError, load_baseline
-    from pytest_toolcall.results.merge import ReportError, rebuild_benchmarks
     from pytest_toolcall.results.run_result import RunResult
 
+    benchmarks = _checked(args.report, document)
     if not compare or args.baseline is None:
-        return RunResult.of_report(document)
+        return RunResult.of_report(document, benchmarks=benchmarks)
     try:
         baseline = load_baseline(args.baseline)
-        benchmarks = rebuild_benchmarks(args.report, document["run"])
-    except (BaselineError, ReportError) as exc:
+    except BaselineError as exc:
         raise CliError(str(exc)) from None
     return RunResult.of_report(document, benchmarks=benchmarks, baseline=baseline)
+
+
+def _checked(path: Path, document: dict) -> dict:
+    """The report's benchmarks, once its stated metrics are those recomputed from its samples."""
+    from pytest_toolcall.results.recompute import ReportError, checked_benchmarks
+
+    try:
+        return checked_benchmarks(path, document)
+    except ReportError as exc:
+        raise CliError(str(exc)) from None
 
 
 def _html(args: argparse.Namespace) -> int:
     from pytest_toolcall.results.html import write_html
 
-    write_html(_read(args.report), args.output)
+    document = _read(args.report)
+    _checked(args.report, document)
+    write_html(document, args.output)
     print(f"HTML report: {args.output}")
     return 0
 

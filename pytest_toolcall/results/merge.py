@@ -13,13 +13,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from pytest_toolcall.core import registry
-from pytest_toolcall.core.benchmark import Benchmark
 from pytest_toolcall.core.registry import is_benchmark_nodeid
 from pytest_toolcall.core.settings import Settings
 from pytest_toolcall.results.aggregate import aggregate, report_document, run_usage
+from pytest_toolcall.results.recompute import checked_benchmarks, rebuild_benchmarks
 from pytest_toolcall.results.report_reader import ReportError, read_report
 from pytest_toolcall.results.run_result import RunResult
 from pytest_toolcall.runner.shards import selection_of
@@ -68,6 +65,8 @@ def merge_reports(reports: list[tuple[Path, dict[str, Any]]], allow_partial: boo
             raise ReportError(f"{path}: run.selected must be a number and run.selection an object")
         if not isinstance(run["options"], dict) or not isinstance(run["aggregation"], dict):
             raise ReportError(f"{path}: run.options and run.aggregation must be objects")
+    for path, document in reports:
+        checked_benchmarks(path, document)  # a shard's metrics are those of its own samples
     first_path, first = reports[0]
     refusals: list[str] = []
     for path, document in reports[1:]:
@@ -188,28 +187,6 @@ def _foreign_samples(reports: list[tuple[Path, dict[str, Any]]]) -> str | None:
         f"{runs[0]['selection']['count']} unit(s){'; ' + ', '.join(odd) if odd else ''}): "
         "a report was changed, or comes from another run"
     )
-
-
-def rebuild_benchmarks(path: Path, run: dict[str, Any]) -> dict[str, Benchmark]:
-    """The run's benchmarks, made from its recorded options, with what their aggregation needs."""
-    classes = registry.benchmark_classes()
-    try:
-        # The benchmarks the run had (those of its datasets), whatever chose them then.
-        settings = Settings.from_raw(run["options"], benches=tuple(run.get("datasets") or ()))
-    except pytest.UsageError as exc:
-        raise ReportError(f"{path}: the run's options are not valid here: {exc}") from None
-    if settings is None:
-        raise ReportError(f"{path}: run.options has no model")
-    benchmarks: dict[str, Benchmark] = {}
-    for name in settings.benches:
-        if name not in classes:
-            raise ReportError(f"{path}: benchmark {name!r} is not installed here")
-        try:
-            benchmarks[name] = classes[name](settings)
-        except pytest.UsageError as exc:
-            raise ReportError(f"{path}: cannot rebuild benchmark {name!r} here: {exc}") from None
-        benchmarks[name].restore_aggregate_context(run["aggregation"].get(name) or {})
-    return benchmarks
 
 
 def merge_junit(paths: list[Path], report: tuple[Path, dict[str, Any]] | None = None) -> Any:

@@ -352,12 +352,22 @@ def test_cli_gate_counts_errors_like_the_run(tmp_path: Path, capsys: pytest.Capt
         "samples": [{"nodeid": "toolcall::general_fc[s/0]", "outcome": "error"}],
         "metrics": {"general_fc": {"tool_call_f1": 1.0}},
     }
+    # The gate's counting, on the report as read (the CLI first recomputes the metrics, below).
+    from pytest_toolcall.results import gate
+    from pytest_toolcall.results.run_result import RunResult
+
+    result = RunResult.of_report(document)
+    thresholds = tuple(gate.parse_thresholds("general_fc.tool_call_f1=0.5"))
+    lenient = gate.decide(result, gate.GateOptions(thresholds, 2, "point", "strict", None))
+    assert not gate.exit_failed(lenient, result)
+    strict = gate.decide(result, gate.GateOptions(thresholds, 1, "point", "strict", None))
+    assert gate.exit_failed(strict, result)
+    assert "2 request error(s), more than --toolcall-max-errors=1" in strict.line
+    # A report with no options to rebuild its benchmarks from cannot have its metrics recomputed.
     path = tmp_path / "r.json"
     path.write_text(json.dumps(document))
-    assert cli.main(["gate", str(path), "--fail-under", "general_fc.tool_call_f1=0.5", "--max-errors", "2"]) == 0
-    assert cli.main(["gate", str(path), "--fail-under", "general_fc.tool_call_f1=0.5", "--max-errors", "1"]) == 1
-    out = capsys.readouterr().out
-    assert "2 request error(s), more than --toolcall-max-errors=1" in out
+    assert cli.main(["gate", str(path), "--fail-under", "general_fc.tool_call_f1=0.5", "--max-errors", "2"]) == 2
+    assert "run.options, run.aggregation missing" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

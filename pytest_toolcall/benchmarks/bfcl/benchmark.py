@@ -245,6 +245,11 @@ class BFCL(Benchmark):
             return {}
         return {self.name: bfcl_metrics(records, self.sizes, self.mode)}
 
+    def restore_aggregate_context(self, context: dict[str, Any]) -> None:
+        # The categories' sizes, which say what is short, are those of the run's data (kept per block).
+        super().restore_aggregate_context(context)
+        self.sizes = dict(self.sizes_by_block.get(self.name, {}))
+
     def comparison_weights(self, block: str, units: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, float]]:
         """Every category, and the summary scores weighted as the official ones are (``overall``
         gated): the same values the block shows, renormalised over what both runs share."""

@@ -40,7 +40,7 @@ class GeneralFC(Benchmark):
         stems = [path.stem for path in self.files]
         if len(set(stems)) != len(stems):
             raise usage_error("general-fc", f"file names must differ (item ids use them): {', '.join(stems)}")
-        self.reference = _reference_samples(settings.option("reference"))
+        self.reference = _reference_samples(settings.option("reference"), [path.name for path in self.files])
         self.warnings: list[str] = []
 
     def header(self) -> str:
@@ -157,14 +157,28 @@ class GeneralFC(Benchmark):
         return True
 
 
-def _reference_samples(path_text: str | None) -> list[dict[str, Any]] | None:
-    """The samples of the ``--toolcall-reference`` report, read at start-up: a wrong path is found
-    before any request is sent."""
+def _reference_samples(path_text: str | None, files: list[str]) -> list[dict[str, Any]] | None:
+    """The samples of the ``--toolcall-reference`` report, read at start-up: a wrong path, or the
+    report of another benchmark or of other general_fc files (``files``, by name), is found before
+    any request is sent."""
     if not path_text:
         return None
     from pytest_toolcall.results.report_reader import ReportError, read_report
 
+    path = Path(path_text).expanduser()
     try:
-        return read_report(Path(path_text).expanduser())["samples"]
+        document = read_report(path)
     except ReportError as exc:
         raise usage_error("reference", str(exc)) from None
+    if not any(sample.get("benchmark") == "general_fc" for sample in document["samples"]):
+        ran = sorted({str(sample.get("benchmark")) for sample in document["samples"]})
+        raise usage_error(
+            "reference", f"{path} holds no general_fc sample (a run of {', '.join(ran) or 'nothing'}): not a reference"
+        )
+    recorded = ((document["run"].get("datasets") or {}).get("general_fc") or {}).get("files")
+    theirs = sorted(Path(str(name)).name for name in recorded or [])
+    if recorded is not None and theirs != sorted(files):
+        raise usage_error(
+            "reference", f"{path} is a run of general_fc file(s) {', '.join(theirs)}, this run of {', '.join(files)}"
+        )
+    return document["samples"]

@@ -42,6 +42,14 @@ def is_xdist_controller(config: pytest.Config) -> bool:
     return not is_xdist_worker(config) and getattr(config.option, "dist", "no") != "no"
 
 
+def forget_worker(report: pytest.TestReport) -> None:
+    """Drop the worker node xdist's controller puts on each report it relays (``report.node``, set
+    before logging it): pytest's ``BaseReport.toterminal`` then prints a ``[gw1] linux -- Python ...``
+    line above the failure's representation, which under ``--tb=line`` doubles each line. Called once
+    the report has been logged (the terminal's ``-v`` line reads the node), and harmless without xdist."""
+    report.__dict__.pop("node", None)
+
+
 def send_tests(scheduler: Any, node: Any, count: int) -> None:
     """Hand ``count`` more pending items to ``node``: ``LoadScheduling`` has no public method for
     it (``runner/scheduling.py`` tops the workers' queues up for prefetching)."""

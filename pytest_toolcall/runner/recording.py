@@ -11,7 +11,7 @@ import pytest
 
 from pytest_toolcall.core.registry import is_benchmark_nodeid
 from pytest_toolcall.core.text import inert
-from pytest_toolcall.core.types import RequestError
+from pytest_toolcall.core.types import FatalRequestError, RequestError
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.results.records import RECORD, new_record, sanitize
 from pytest_toolcall.runner import collect, compat, failures
@@ -54,6 +54,9 @@ class ItemProtocol:
         if unit is not None and not self.run.plan_only:
             record: Any = item.stash[RECORD]  # (a Record: filled in as a plain dict from here on)
             self.run.work.hand_over(item, unit, record)
+        elif collect.TEST_UNIT in item.stash and self.run.work.stopped is not None:
+            item.stash[RECORD]["stopped"] = True  # like the items after an answer no retry can fix
+            pytest.skip(f"not sent: {self.run.work.stopped}")
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
@@ -72,6 +75,10 @@ class ItemProtocol:
             if isinstance(error, RequestError):  # no answer, no verdict: as for an item, an error
                 record.update(score=None, error=inert(error))
                 unanswered = True
+            if isinstance(error, FatalRequestError):  # and the run sends nothing more
+                record["stopped"] = True
+                if self.run.work.stopped is None:
+                    self.run.work.stop(str(error))
         rep = yield
         unit = collect.unit_of(item) if test_unit is None else None
         if unit is not None and when == "call" and rep.failed and "reason" in record:

@@ -204,3 +204,33 @@ def test_every_request_of_a_python_test_is_counted_fresh_and_replayed(
     assert server.count == 10
     assert without_latency(sent["usage"]) == without_latency(report["usage"]) and sent["metrics"] == report["metrics"]
     assert sample_usage(sent) == sample_usage(report)
+
+
+@pytest.mark.slow
+def test_an_answer_no_retry_can_fix_stops_python_tests_as_it_stops_items(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    refused = Reply(status=401, body=json.dumps({"error": {"message": "Incorrect API key provided"}}))
+    pytester.makepyfile(
+        test_chat="".join(f"\ndef test_{i}(toolcall_chat):\n    toolcall_chat('hi {i}')\n" for i in range(3))
+    )
+    pytester.makefile(".toolcall.yaml", later="cases:\n  - {id: later, prompt: hello, expect: {no_call: true}}\n")
+    with ChatServer(lambda body: refused) as server:
+        result = pytester.runpytest(
+            "--toolcall-model=m", f"--toolcall-base-url={server.base_url}", "--toolcall-report=report.json",
+            "-p", "no:randomly", "test_chat.py", "later.toolcall.yaml",
+        )  # fmt: skip
+    result.assert_outcomes(errors=1, skipped=3)
+    # The first answer stops the sending: the other tests sent nothing (the case may have been
+    # fetched ahead while the first test ran, as items are).
+    assert [b["messages"][-1]["content"] for b in server.requests if "hi" in b["messages"][-1]["content"]] == ["hi 0"]
+    samples = {s["nodeid"]: s for s in json.loads((pytester.path / "report.json").read_text())["samples"]}
+    assert (
+        samples["test_chat.py::test_0"]["outcome"] == "error" and "HTTP 401" in samples["test_chat.py::test_0"]["error"]
+    )
+    assert all(
+        samples[n]["outcome"] == "skipped" and samples[n]["stopped"] for n in samples if n != "test_chat.py::test_0"
+    )
+    (line,) = [text for text in result.stdout.lines if text.startswith("toolcall: HTTP 401")]
+    assert "(3 item(s) not sent, skipped)" in line

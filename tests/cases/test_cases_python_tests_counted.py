@@ -194,11 +194,12 @@ def test_every_request_of_a_python_test_is_counted_fresh_and_replayed(
     assert sample_usage(again) == {nodeid: (*counts[:3], True) for nodeid, counts in sample_usage(report).items()}
     replayed.stdout.fnmatch_lines(["requests * 5 (0 sent, 5 from the store, the oldest stored *)"])
 
-    # Under xdist: the same numbers, replayed and fresh.
-    distributed, spread = run("test_chat.py", "--toolcall-cache-mode=replay", "-n", "2")
-    distributed.assert_outcomes(passed=3)
-    assert spread["usage"] == again["usage"] and spread["metrics"] == again["metrics"]
-    assert sample_usage(spread) == sample_usage(again)
+    # With xdist loaded but not distributing, and under xdist: the same numbers, replayed and fresh.
+    for dist in (["-n", "0"], ["-n", "2"]):
+        distributed, spread = run("test_chat.py", "--toolcall-cache-mode=replay", *dist)
+        distributed.assert_outcomes(passed=3)
+        assert spread["usage"] == again["usage"] and spread["metrics"] == again["metrics"]
+        assert sample_usage(spread) == sample_usage(again)
     fresh, sent = run("test_chat.py", "-n", "2")
     fresh.assert_outcomes(passed=3)
     assert server.count == 10

@@ -43,10 +43,10 @@ def is_xdist_controller(config: pytest.Config) -> bool:
 
 
 def forget_worker(report: pytest.TestReport) -> None:
-    """Drop the worker node xdist's controller puts on each report it relays (``report.node``, set
-    before logging it): pytest's ``BaseReport.toterminal`` then prints a ``[gw1] linux -- Python ...``
-    line above the failure's representation, which under ``--tb=line`` doubles each line. Called once
-    the report has been logged (the terminal's ``-v`` line reads the node), and harmless without xdist."""
+    """Drop the worker node xdist's controller puts on each report it relays (``report.node``): for a
+    report with one, pytest's ``BaseReport.toterminal`` prints a ``[gw1] linux -- Python ...`` line
+    above the failure's representation, which under ``--tb=line`` doubles each line. Only once
+    nothing else reads it (the ``-v`` line, JUnit's testcases); harmless without xdist."""
     report.__dict__.pop("node", None)
 
 

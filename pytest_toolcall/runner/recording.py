@@ -14,7 +14,7 @@ from pytest_toolcall.core.text import inert
 from pytest_toolcall.core.types import FatalRequestError, RequestError
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.results.records import RECORD, new_record, sanitize
-from pytest_toolcall.runner import collect, compat, failures
+from pytest_toolcall.runner import collect, failures
 from pytest_toolcall.runner.answers import ANSWERS, TEST_MODELS, UnitModels
 from pytest_toolcall.runner.run import STORE_LOST, Run
 
@@ -109,16 +109,6 @@ class ItemProtocol:
         self.run.collector.pytest_runtest_logreport(report)
         if report.failed and not is_benchmark_nodeid(report.nodeid) and not hasattr(report, "wasxfail"):
             self.run.ordinary_failures.add(report.nodeid)
-
-    # A second implementation of the hook (pytest reads only ``pytest_*`` names, hence this one).
-    @pytest.hookimpl(wrapper=True, specname="pytest_runtest_logreport")
-    def pytest_runtest_logreport_logged(self, report: pytest.TestReport) -> Any:
-        """Under ``--tb=line`` a failed item's failure is one line (``failures.present``), with xdist
-        too: once its report is logged, the line naming the worker goes."""
-        result = yield
-        if report.failed and self.run.config.option.tbstyle == "line" and is_benchmark_nodeid(report.nodeid):
-            compat.forget_worker(report)
-        return result
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_sessionfinish(self) -> Any:

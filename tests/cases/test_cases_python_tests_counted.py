@@ -1,11 +1,12 @@
 """A Python test asking through ``toolcall_chat`` is an item like any other: a request that got no
-answer makes it an error (not a failure), counted and gated as a case's; every request it sends is in
+answer makes it an error (not a failure: in JUnit too), counted and gated as a case's; every request it sends is in
 its record's ``usage`` and the run's usage, with ``from_store`` under replay; the numbers are the same
 with and without xdist."""
 
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from typing import Any
 
@@ -111,9 +112,14 @@ def test_an_unanswered_request_makes_a_python_test_an_error_as_it_makes_a_case_o
 ) -> None:
     pytester.makepyfile(test_chat=PYTHON + UNANSWERED)
     pytester.makefile(".toolcall.yaml", unanswered=CASE)
-    result, report = run("test_chat.py", *dist)
+    result, report = run("test_chat.py", "--junitxml=junit.xml", *dist)
     result.assert_outcomes(passed=3, errors=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+    suite = ET.parse(pytester.path / "junit.xml").getroot().find("testsuite")
+    assert suite is not None and (suite.get("errors"), suite.get("failures"), suite.get("tests")) == ("1", "0", "4")
+    (testcase,) = [t for t in suite.iter("testcase") if t.get("name") == "test_unanswered"]
+    assert [child.tag for child in testcase if child.tag != "properties"] == ["error"]
+    assert "HTTP 503" in (testcase.find("error").get("message") or "")  # type: ignore[union-attr]
     # Its traceback ends at the test's line, with why the request got no answer.
     result.stdout.fnmatch_lines(
         [

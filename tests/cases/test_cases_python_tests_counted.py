@@ -119,7 +119,8 @@ def test_an_unanswered_request_makes_a_python_test_an_error_as_it_makes_a_case_o
     assert suite is not None and (suite.get("errors"), suite.get("failures"), suite.get("tests")) == ("1", "0", "4")
     (testcase,) = [t for t in suite.iter("testcase") if t.get("name") == "test_unanswered"]
     assert [child.tag for child in testcase if child.tag != "properties"] == ["error"]
-    assert "HTTP 503" in (testcase.find("error").get("message") or "")  # type: ignore[union-attr]
+    error = testcase.find("error")
+    assert error is not None and "HTTP 503" in (error.get("message") or "")
     # Its traceback ends at the test's line, with why the request got no answer.
     result.stdout.fnmatch_lines(
         [

@@ -1,5 +1,6 @@
 """The state one run's plugin objects share (``Run``, in the config's stash under ``RUN``), and the
-checks made when a run starts, before any request: outputs writable, API keys set, baseline readable."""
+checks made when a run starts, before any request: outputs writable, API keys set, baseline readable,
+the benchmarks' own inputs read (``Benchmark.read_inputs``)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.core import registry
-from pytest_toolcall.core.benchmark import Benchmark, OtherModel
+from pytest_toolcall.core.benchmark import Benchmark, OtherModel, Unit
 from pytest_toolcall.core.settings import ORACLE, Settings, redact_url, usage_error
 from pytest_toolcall.results import gate, report
 from pytest_toolcall.results.baseline import BaselineError, load_baseline
@@ -60,6 +61,11 @@ class Run:
         own_files = [n for n, cls in classes.items() if cls.file_suffixes and n not in settings.benches]
         names = [*settings.benches, *own_files]
         benchmarks = {name: classes[name](settings) for name in names}
+        problem = gate.threshold_problem(self.gate.thresholds, benchmarks)
+        if problem is not None:
+            raise pytest.UsageError(f"--toolcall-fail-under: {problem}")
+        for benchmark in benchmarks.values():  # (in every process: workers score with what is read)
+            benchmark.read_inputs()
         if not self.is_worker and not config.option.collectonly:  # collecting sends nothing
             check_api_keys(settings, benchmarks.values())
         self.requested = selection.take_nodeid_arguments(config)
@@ -80,6 +86,20 @@ class Run:
         self.selection: shards.Selection | None = None
         #: Node ids of the session's other tests (and collectors) that failed: a gate never passes them.
         self.ordinary_failures: set[str] = set()
+
+    def checks_selection(self) -> bool:
+        """Whether a benchmark of the run checks the selected units (``Benchmark.check_selected``): only
+        then does the xdist controller look them up in the data before the workers start."""
+        return any(type(b).check_selected is not Benchmark.check_selected for b in self.benchmarks.values())
+
+    def check_selected(self, units: Iterable[Unit]) -> None:
+        """Hand each benchmark the selected units that are its own; a usage error stops the run before
+        any item is asked."""
+        own: dict[str, list[Unit]] = {name: [] for name in self.benchmarks}
+        for unit in units:
+            own.get(unit.benchmark, []).append(unit)
+        for name, benchmark in self.benchmarks.items():
+            benchmark.check_selected(own[name])
 
     def add_store_losses(self, count: int, problem: str) -> None:
         self.store_lost = [self.store_lost[0] + count, self.store_lost[1] or problem]

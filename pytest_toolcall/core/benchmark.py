@@ -18,7 +18,7 @@ Data flows one way: sample -> ``plan`` (requests) -> responses -> ``score`` (ver
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 
@@ -284,10 +284,12 @@ class Benchmark(ABC):
         metrics must come from its samples alone. Default: nothing to read."""
         return None
 
-    def check_selected(self, units: list[Unit]) -> None:
-        """The units this run selected (after ``-k``, ``-m``, ``--lf``, ``--toolcall-limit``, the
-        shard), before any of them is asked: raise ``pytest.UsageError`` when an input does not fit
-        them (a reference report that lacks some). Default: anything fits."""
+    def check_selected(self, units: Iterable[Unit]) -> None:
+        """This benchmark's units that the run selected (after ``-k``, ``-m``, ``--lf``,
+        ``--toolcall-limit``, the shard), before any of them is asked: raise ``pytest.UsageError``
+        when an input does not fit them (a reference report that lacks some). Iterate them only when
+        there is something to check: the xdist controller looks them up in the data as they are
+        iterated. Default: anything fits."""
         return None
 
     def load_file(self, path: Path, name: str) -> Loaded:

@@ -89,7 +89,7 @@ class Collection:
             chosen = shards.Selection(chosen.count, chosen.digest, f"{shard[0]}/{shard[1]}", plan)
         run.selection = chosen
         if not run.is_worker:  # (the xdist controller checks what its workers collected)
-            run.check_selected(unit for item in items if (unit := collect.unit_of(item)) is not None)
+            run.check_selected(lambda: (unit for item in items if (unit := collect.unit_of(item)) is not None))
         worker_output = compat.worker_output(run.config)
         if worker_output is not None:
             worker_output[shards.WORKER_OUTPUT] = chosen.as_dict()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -87,19 +87,12 @@ class Run:
         #: Node ids of the session's other tests (and collectors) that failed: a gate never passes them.
         self.ordinary_failures: set[str] = set()
 
-    def checks_selection(self) -> bool:
-        """Whether a benchmark of the run checks the selected units (``Benchmark.check_selected``): only
-        then does the xdist controller look them up in the data before the workers start."""
-        return any(type(b).check_selected is not Benchmark.check_selected for b in self.benchmarks.values())
-
-    def check_selected(self, units: Iterable[Unit]) -> None:
-        """Hand each benchmark the selected units that are its own; a usage error stops the run before
-        any item is asked."""
-        own: dict[str, list[Unit]] = {name: [] for name in self.benchmarks}
-        for unit in units:
-            own.get(unit.benchmark, []).append(unit)
+    def check_selected(self, units: Callable[[], Iterable[Unit]]) -> None:
+        """Hand each benchmark the selected units that are its own (``Benchmark.check_selected``); a
+        usage error stops the run before any item is asked. ``units`` makes them on demand: the xdist
+        controller looks them up in the data, which only a benchmark that checks them pays for."""
         for name, benchmark in self.benchmarks.items():
-            benchmark.check_selected(own[name])
+            benchmark.check_selected(unit for unit in units() if unit.benchmark == name)
 
     def add_store_losses(self, count: int, problem: str) -> None:
         self.store_lost = [self.store_lost[0] + count, self.store_lost[1] or problem]

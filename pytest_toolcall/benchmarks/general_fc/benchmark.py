@@ -3,6 +3,7 @@ calling with its messages and tools exactly as in the file."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -96,12 +97,12 @@ class GeneralFC(Benchmark):
     def _reference_fields(self, stem: str, index: int) -> dict[str, Any]:
         return {} if self.reference is None else {"reference_calls": self.reference.get((stem, index))}
 
-    def check_selected(self, units: list[Unit]) -> None:
+    def check_selected(self, units: Iterable[Unit]) -> None:
         """The reference must hold every line this run selected (it may hold more: this run may be a
         ``-k`` subset of it); ``load`` took its decisions, so nothing is read again."""
         if self.reference is None:
             return
-        keys = {(str(u.fields["stem"]), int(u.fields["index"])) for u in units if u.benchmark == self.name}
+        keys = {(str(u.fields["stem"]), int(u.fields["index"])) for u in units}
         missing = sorted(keys - self.reference.keys())
         if missing:
             shown = ", ".join(f"{stem}/{index}" for stem, index in missing[:5]) + (", ..." if len(missing) > 5 else "")

@@ -158,8 +158,9 @@ def test_agreement_gates_in_the_run_on_its_value_and_lower_bound(pytester: pytes
     assert six(pytester, *gate).ret == pytest.ExitCode.OK
     low = six(pytester, *gate, "--toolcall-gate-on=lower")
     assert low.ret == pytest.ExitCode.TESTS_FAILED
-    lower = wilson(4, 6)[0]  # type: ignore[index]
-    assert f"general_fc.agreement = {lower:.4f} < 0.6 (lower 95% bound)" in low.stdout.str()
+    interval = wilson(4, 6)
+    assert interval is not None
+    assert f"general_fc.agreement = {interval[0]:.4f} < 0.6 (lower 95% bound)" in low.stdout.str()
 
 
 def test_the_report_gates_offline_without_the_reference_file(

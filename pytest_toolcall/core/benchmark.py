@@ -165,6 +165,12 @@ class Verdict:
     #: The reason and the raw output only (``--tb=short``, the JSON report's ``reason``); by
     #: default the message's first line.
     brief: str = ""
+    #: Why the verdict is not known though the answer was scored (an LLM judge is needed and none was
+    #: given); "" when it is. The item is then skipped with this reason (``passed`` is ignored) and
+    #: its record kept with ``fields``, outcome ``skipped``, score None and ``not_measured`` the
+    #: reason: the benchmark's ``aggregate`` still sees it (to count it apart, or the parts that were
+    #: measured). Keep the reason the same for every such unit: pytest folds equal skip reasons.
+    not_measured: str = ""
 
 
 class _Replanning:

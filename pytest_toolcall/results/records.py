@@ -41,6 +41,7 @@ class Record(TypedDict, total=False):
     usage: dict[str, Any] | None  # tokens summed over the unit's requests, and one entry per request
     from_store: bool  # every answer came from the response store
     not_run: str  # "budget": skipped because --toolcall-budget was spent
+    not_measured: str  # scored, but the verdict is unknown (why: a judge was needed): skipped, score None
     stream: dict[str, Any]  # --toolcall-stream on|both: the streamed answer's outcome, failure_kind, tool_calls
 
 

@@ -2,7 +2,8 @@
 
 Setup asks the model (``recording.ItemProtocol.pytest_runtest_setup``, after the item's fixtures): a request
 that never gets an answer makes the item an *error*. The call phase scores: a wrong answer makes it
-a *failure*, with the scorer's reason in the message.
+a *failure*, with the scorer's reason in the message; a verdict that is not measured (no judge) a
+*skip*, with its reason.
 """
 
 from __future__ import annotations
@@ -58,6 +59,9 @@ def test_function(name: str, benchmark: Benchmark, config: pytest.Config) -> Cal
             mismatch = streamed.judge_both(benchmark, toolcall_unit, verdict, handed.responses, handed.streamed, record)
             verdict = mismatch or verdict
             record.update(verdict.fields)
+        if verdict.not_measured:  # scored, but the verdict is unknown: neither a pass nor a failure
+            record.update(score=None, not_measured=inert(verdict.not_measured))
+            pytest.skip(record["not_measured"])
         if not verdict.passed:
             # Messages quote model output: inert here, whichever benchmark wrote them.
             record["reason"] = inert(verdict.brief or verdict.message.split("\n", 1)[0])

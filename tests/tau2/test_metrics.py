@@ -43,9 +43,16 @@ def test_pass_hat_k_by_hand() -> None:
 
 
 def test_not_measured_rewards_are_apart() -> None:
-    block = tau2_metrics([record("retail", "0", None), record("retail", "1", 1.0), record("airline", "0", 0.0)])
+    # As the runner records them: skipped, with the reason and the judge-free components.
+    unmeasured = record(
+        "retail", "0", None, outcome="skipped", not_measured="why", reward_breakdown={"DB": 1.0, "NL_ASSERTION": None}
+    )
+    skipped = record("retail", "2", None, outcome="skipped")  # not scored at all
+    block = tau2_metrics([unmeasured, skipped, record("retail", "1", 1.0), record("airline", "0", 0.0)])
     retail = block["categories"]["retail"]
     assert retail["not_measured"] == 1 and retail["accuracy"] == 1.0 and retail["tasks"] == 1
+    assert retail["skipped"] == 1
+    assert retail["components"] == {"DB": {"n": 2, "passed": 2, "rate": 1.0}}  # the unmeasured one's DB too
     assert block["overall"] == pytest.approx(0.5)  # the mean of airline 0.0 and retail 1.0
     lines = render(Tau2.summary_parts(None, "tau2", block))  # type: ignore[arg-type]
     assert any("1 reward(s) not measured" in line for line in lines)

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from pytest_toolcall.benchmarks.tau2 import benchmark as tau2_benchmark
 from pytest_toolcall.benchmarks.tau2.prompts import user_system_prompt
 from pytest_toolcall.benchmarks.tau2.results_file import load_results
 from tests.support.chat_server import ChatServer, Reply
@@ -55,13 +56,101 @@ def test_oracle_passes_every_airline_and_retail_task(pytester: pytest.Pytester, 
         "--toolcall-report=report.json",
         *dist,
     )
-    result.assert_outcomes(passed=164)
+    # With no judge, the 40 retail tasks that have NL assertions are not measured: skipped (their
+    # judge-free components hold); the other 74 are measured.
+    result.assert_outcomes(passed=124, skipped=40)
     domains = report(pytester)["metrics"]["tau2"]["categories"]
     assert domains["airline"]["accuracy"] == domains["retail"]["accuracy"] == 1.0
-    # With no judge, the 40 retail tasks that have NL assertions are not measured (they pass: their
-    # judge-free components hold); the other 74 are.
     assert domains["retail"]["not_measured"] == 40 and domains["retail"]["tasks"] == 74
     assert "retail: 40 reward(s) not measured" in result.stdout.str()
+
+
+NOT_MEASURED = "NL_ASSERTION not measured: grading it needs --toolcall-judge-model"
+
+
+def judged_retail_tasks() -> set[str]:
+    """The retail tasks of the leaderboard split whose reward needs the judge, read from the task
+    files: NL_ASSERTION in the reward basis and assertions to judge."""
+    folder = Path(tau2_benchmark.__file__).parent / "data" / "retail"
+    split = set(json.loads((folder / "split_tasks.json").read_text())["base"])
+    tasks = json.loads((folder / "tasks.json").read_text())
+    return {
+        str(t["id"])
+        for t in tasks
+        if t["id"] in split
+        and "NL_ASSERTION" in t["evaluation_criteria"]["reward_basis"]
+        and t["evaluation_criteria"].get("nl_assertions")
+    }
+
+
+RETAIL = ["--toolcall-model=oracle", "--toolcall-user-model=oracle", "--toolcall-bench=tau2"]
+RETAIL += ["--toolcall-tau2-domains=retail", "--toolcall-report=report.json", "--junitxml=junit.xml", "-rs"]
+
+
+def test_unmeasured_rewards_are_skipped_not_passed(pytester: pytest.Pytester) -> None:
+    """No judge: a reward that is not measured skips its item with the reason (folded into one line
+    by -rs, <skipped> in JUnit), its sample kept with its judge-free breakdown and counted apart in
+    the block; the same with no xdist, -n 0 and -n 2."""
+    judged = judged_retail_tasks()
+    blocks, sample_sets = [], []
+    for dist in ([], ["-n", "0"], ["-n", "2"]):
+        result = pytester.runpytest(*RETAIL, *dist)
+        samples = report(pytester)["samples"]
+        result.assert_outcomes(passed=len(samples) - len(judged), skipped=len(judged))
+        assert result.ret == 0
+        assert f"SKIPPED [{len(judged)}] " in result.stdout.str()
+        assert f": {NOT_MEASURED}" in result.stdout.str()
+        skipped = [s for s in samples if s["outcome"] == "skipped"]
+        assert {s["task_id"] for s in skipped} == judged
+        for sample in skipped:
+            assert (sample["not_measured"], sample["score"], sample["reward"]) == (NOT_MEASURED, None, None)
+            assert sample["reward_breakdown"] == {"DB": 1.0, "NL_ASSERTION": None}
+        retail = report(pytester)["metrics"]["tau2"]["categories"]["retail"]
+        assert retail["not_measured"] == len(judged) and retail["skipped"] == 0
+        assert retail["tasks"] == len(samples) - len(judged)
+        assert retail["components"]["DB"]["n"] == len(samples)  # the unmeasured ones' DB counted
+        junit = (pytester.path / "junit.xml").read_text()
+        assert junit.count("<skipped ") == junit.count(f'message="{NOT_MEASURED}"') == len(judged)
+        blocks.append(report(pytester)["metrics"])
+        sample_sets.append(sorted((s["nodeid"], s["outcome"], json.dumps(s["reward_breakdown"])) for s in samples))
+    assert blocks[0] == blocks[1] == blocks[2] and sample_sets[0] == sample_sets[1] == sample_sets[2]
+
+
+def test_a_judge_measures_the_skipped_rewards(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same run with a judge (a real client against the local server) that finds every
+    assertion met: the tasks skipped without one are asked of it once each, and pass."""
+
+    def judge(body: dict[str, Any]) -> Reply:
+        results = [{"expectedOutcome": "the assertions", "reasoning": "r", "metExpectation": True}]
+        return Reply(content=json.dumps({"results": results}))
+
+    judged = judged_retail_tasks()
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with ChatServer(judge) as server:
+        result = pytester.runpytest(
+            *RETAIL, "--toolcall-judge-model=judge", f"--toolcall-judge-base-url={server.base_url}"
+        )
+        asked = len(server.requests)
+    samples = report(pytester)["samples"]
+    result.assert_outcomes(passed=len(samples))
+    assert asked == len(judged)
+    for sample in (s for s in samples if s["task_id"] in judged):
+        assert (sample["reward"], sample["reward_breakdown"]) == (1.0, {"DB": 1.0, "NL_ASSERTION": 1.0})
+        assert "not_measured" not in sample
+    retail = report(pytester)["metrics"]["tau2"]["categories"]["retail"]
+    assert retail["not_measured"] == 0 and retail["tasks"] == len(samples) and retail["accuracy"] == 1.0
+
+
+def test_a_gate_on_nothing_measured_fails(pytester: pytest.Pytester) -> None:
+    """Every selected reward skipped as not measured: pytest alone passes (skips fail no run), a
+    gate on the domain, or on the overall value, fails and says why."""
+    only = ["-k", "retail/2]"]
+    assert pytester.runpytest(*RETAIL, *only).ret == 0
+    for metric in ("tau2.retail", "tau2.overall"):
+        gated = pytester.runpytest(*RETAIL, *only, f"--toolcall-fail-under={metric}=0.5")
+        gated.assert_outcomes(skipped=1)
+        assert gated.ret == pytest.ExitCode.TESTS_FAILED
+        assert f"toolcall gate FAILED: {metric} was not measured (required >= 0.5)" in gated.stdout.str()
 
 
 def small_results(tmp_path: Path, domain: str) -> tuple[Path, dict[str, dict[str, Any]]]:
@@ -100,7 +189,8 @@ def test_regrading_a_results_file(pytester: pytest.Pytester, tmp_path: Path, dom
         judged = "NL_ASSERTION" in official["breakdown"] and sample["reward"] is None
         if not judged:
             assert (sample["reward"], sample["reward_breakdown"]) == (official["reward"], official["breakdown"]), key
-        assert sample["outcome"] == ("failed" if sample["reward"] == 0.0 else "passed"), key
+        want_outcome = {None: "skipped", 0.0: "failed"}.get(sample["reward"], "passed")
+        assert sample["outcome"] == want_outcome, key
     assert result.ret in (0, 1)
 
 
@@ -231,7 +321,7 @@ def test_an_aborted_exchange_is_an_infrastructure_error(
 
 
 @pytest.mark.parametrize(
-    ("met", "reward", "outcome"), [(True, 1.0, "passed"), (False, 0.0, "failed"), (None, None, "passed")]
+    ("met", "reward", "outcome"), [(True, 1.0, "passed"), (False, 0.0, "failed"), (None, None, "skipped")]
 )
 def test_nl_assertions_go_to_the_judge(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, met: bool | None, reward: float | None, outcome: str

@@ -255,8 +255,9 @@ class Tau2(Benchmark):
             fields["simulation_id"] = unit.fields["simulation_id"]
         if reward.note:
             fields["reward_note"] = reward.note
-        # A reward that is not measured (no judge) passes when its judge-free parts hold.
-        if reward.reward is None or reward.reward == 1.0:
+        if reward.reward is None:  # no judge, and its judge-free parts hold: neither pass nor failure
+            return Verdict(True, fields=fields, not_measured=reward.note)
+        if reward.reward == 1.0:
             return Verdict(True, fields=fields)
         why = reward.note or f"components at 0: {', '.join(failed)}"
         brief = f"reward {reward.reward:g}: {why}"

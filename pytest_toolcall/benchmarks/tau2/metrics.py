@@ -41,7 +41,7 @@ def tau2_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
         if outcome == "error" or record.get("termination_reason") == INFRASTRUCTURE_ERROR:
             row["infra_errors"] += 1
             continue
-        if outcome == "skipped":
+        if outcome == "skipped" and not record.get("not_measured"):  # (not scored: no reward at all)
             row["skipped"] += 1
             continue
         breakdown = record.get("reward_breakdown") or {}

@@ -10,6 +10,7 @@ reports and the same numbers.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, TypedDict
 
 import pytest
@@ -87,11 +88,13 @@ class RecordCollector:
         self.selected: list[str] = []
         self._phases: dict[str, dict[str, pytest.TestReport]] = {}
 
-    def select(self, nodeids: list[str]) -> None:
-        """The benchmark items this run selected (after -k, -m, --lf...); xdist workers report
-        overlapping lists."""
+    def select(self, nodeids: list[str], counted: Iterable[str] = ()) -> None:
+        """The benchmark items this run selected (after -k, -m, --lf...), and among its other tests
+        those a benchmark counts (``counted``: a Python test using ``toolcall_chat``, a unit too);
+        xdist workers report overlapping lists."""
         known = set(self.selected)
-        self.selected.extend(n for n in dict.fromkeys(nodeids) if n not in known and is_benchmark_nodeid(n))
+        wanted = [*(n for n in nodeids if is_benchmark_nodeid(n)), *counted]
+        self.selected.extend(n for n in dict.fromkeys(wanted) if n not in known)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # Every test's phases are kept until its teardown: only the teardown report says whether an

@@ -67,10 +67,14 @@ class Answers:
         # blocks the other items while it waits for the model.
         self.dialogues = ThreadPoolExecutor(max_workers=settings.concurrency, thread_name_prefix="toolcall-dialogue")
         self.budget: Budget | None = None
+        self.budget_spent = ""
         if settings.budget is not None and settings.price is not None:
             # Each xdist worker spends from its own share: together they never pass the limit.
             workers = int(compat.worker_input(config).get("workercount", 1) or 1)
             self.budget = Budget(settings.budget / workers, settings.price)
+            # The same reason for every unit not sent (pytest's -rs folds equal ones into one line).
+            share = f" (each of the {workers} xdist workers spends from its share)" if workers > 1 else ""
+            self.budget_spent = f"not sent: the estimated cost passed --toolcall-budget={settings.budget:g} USD{share}"
 
     @property
     def catalog(self) -> Catalog:
@@ -125,7 +129,7 @@ class Answers:
                 )
             )
             if self.budget is not None:
-                network = BudgetedModel(network, self.budget)
+                network = BudgetedModel(network, self.budget, self.budget_spent)
         store = self.store()
         if store is None:
             assert network is not None
@@ -305,10 +309,11 @@ class BudgetedModel:
     """The network model behind ``--toolcall-budget``: the cost of each answer is added as it arrives,
     and once the estimate passes the limit no new request is sent (the store still answers)."""
 
-    def __init__(self, model: Model, budget: Budget) -> None:
+    def __init__(self, model: Model, budget: Budget, spent: str) -> None:
         self.name = model.name
         self.model = model
         self.budget = budget
+        self.spent = spent  # the reason a request is not sent
         self._lock = threading.Lock()
 
     def submit(self, request: ChatRequest) -> Future[ChatResponse]:
@@ -316,12 +321,7 @@ class BudgetedModel:
             exhausted = self.budget.exhausted
         if exhausted:
             future: Future[ChatResponse] = Future()
-            future.set_exception(
-                BudgetExhausted(
-                    f"not sent: the estimated cost passed --toolcall-budget={self.budget.limit_usd:g} USD "
-                    f"(spent {self.budget.spent_usd:.4f} USD)"
-                )
-            )
+            future.set_exception(BudgetExhausted(self.spent))
             return future
         future = self.model.submit(request)
         future.add_done_callback(self._count)

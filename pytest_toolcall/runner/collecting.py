@@ -14,7 +14,7 @@ from pytest_toolcall.core.benchmark import MODULE_NODEID
 from pytest_toolcall.core.registry import is_benchmark_nodeid
 from pytest_toolcall.core.settings import redact_url
 from pytest_toolcall.runner import collect, compat, selection, shards
-from pytest_toolcall.runner.run import Run
+from pytest_toolcall.runner.run import COUNTED, Run
 
 #: Where the openai SDK sends requests when neither --toolcall-base-url nor $OPENAI_BASE_URL is set.
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
@@ -113,7 +113,13 @@ class Collection:
         # The data and the items live until the end: keep the collector from walking them again
         # and again (each full collection costs tenths of a second with this many objects).
         gc.freeze()
-        run.collector.select([item.nodeid for item in session.items])
+        # The users' tests a benchmark counts are selected units too (xdist workers tell the
+        # controller, which sees node ids only).
+        counted = [i.nodeid for i in session.items if collect.counted_by(i, run.benchmarks) is not None]
+        run.collector.select([item.nodeid for item in session.items], counted)
+        worker_output = compat.worker_output(run.config)
+        if worker_output is not None:
+            worker_output[COUNTED] = counted
         if session.testsfailed and session.testsfailed == len(run.data_problems):
             # The only collection errors are bad lines or files of the data: run the rest, as xdist
             # does anyway; the problems stay errors of the run (exit status, gate).

@@ -11,7 +11,7 @@ import pytest
 
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.runner import answers, compat, selection, shards
-from pytest_toolcall.runner.run import STORE_LOST, Run
+from pytest_toolcall.runner.run import COUNTED, STORE_LOST, Run
 
 
 class XdistController:
@@ -48,6 +48,7 @@ class XdistController:
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         self.run.add_store_losses(*compat.node_worker_output(node).get(STORE_LOST, (0, "")))
+        self.run.collector.select([], compat.node_worker_output(node).get(COUNTED, []))
         chosen = compat.node_worker_output(node).get(shards.WORKER_OUTPUT)
         if chosen is not None and self.run.selection is None:
             shard = self.run.settings.shard

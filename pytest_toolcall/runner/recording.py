@@ -15,7 +15,7 @@ from pytest_toolcall.core.types import FatalRequestError, RequestError
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.results.records import RECORD, new_record, sanitize
 from pytest_toolcall.runner import collect, failures
-from pytest_toolcall.runner.answers import ANSWERS, TEST_MODELS, UnitModels
+from pytest_toolcall.runner.answers import ANSWERS, TEST_MODELS, BudgetExhausted, UnitModels
 from pytest_toolcall.runner.run import STORE_LOST, Run
 
 
@@ -59,6 +59,18 @@ class ItemProtocol:
             pytest.skip(f"not sent: {self.run.work.stopped}")
 
     @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Any:
+        """A user's counted test whose request was not sent because ``--toolcall-budget`` was spent is
+        skipped with the reason, as an item is (an item's budget skip happens in its setup)."""
+        try:
+            return (yield)
+        except BudgetExhausted as exc:
+            if collect.TEST_UNIT not in item.stash:
+                raise
+            item.stash[RECORD]["not_run"] = "budget"
+            pytest.skip(str(exc))
+
+    @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
         record = item.stash.get(RECORD, None)
         if record is None:  # an ordinary test
@@ -66,9 +78,10 @@ class ItemProtocol:
         when = call.when
         test_unit = item.stash.get(collect.TEST_UNIT, None)
         unanswered = False
-        if test_unit is not None and when == "call":
-            # An ordinary test counted in a benchmark: its verdict is what its call raised.
-            error = call.excinfo.value if call.excinfo is not None else None
+        error = call.excinfo.value if call.excinfo is not None else None
+        if test_unit is not None and when == "call" and not isinstance(error, pytest.skip.Exception):
+            # An ordinary test counted in a benchmark: its verdict is what its call raised (a skip
+            # leaves none, like an item's).
             verdict = self.run.benchmarks[test_unit.benchmark].score(test_unit, error)
             record.update(verdict.fields)
             record["score"] = 1.0 if verdict.passed else 0.0

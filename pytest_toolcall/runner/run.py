@@ -24,6 +24,8 @@ from pytest_toolcall.runner.answers import ANSWERS, Answers, check_store
 RUN = pytest.StashKey["Run"]()
 #: The key of a worker's store losses in xdist's ``workeroutput``: [answers not kept, why].
 STORE_LOST = "toolcall_store_lost"
+#: The key of a worker's selected tests that a benchmark counts (``toolcall_chat``) in ``workeroutput``.
+COUNTED = "toolcall_counted"
 
 
 class Run:

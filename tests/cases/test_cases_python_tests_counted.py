@@ -242,3 +242,37 @@ def test_an_answer_no_retry_can_fix_stops_python_tests_as_it_stops_items(
     )
     (line,) = [text for text in result.stdout.lines if text.startswith("toolcall: HTTP 401")]
     assert "(3 item(s) not sent, skipped)" in line
+
+
+@pytest.mark.slow
+def test_a_spent_budget_skips_python_tests_as_it_skips_items(
+    pytester: pytest.Pytester, server: ChatServer, run: Any, dist: list[str]
+) -> None:
+    """Each answer costs (11 prompt + 2 completion tokens) at 1,000,000 USD per million: 13 USD, past
+    the budget of 5 (each xdist worker spends from its half): the first test a process runs is sent,
+    every later one is skipped with the reason and ``not_run: "budget"``, counted as an item is."""
+    pytester.makepyfile(
+        test_chat="".join(f"\ndef test_{i}(toolcall_chat):\n    toolcall_chat('hi {i}')\n" for i in range(4))
+    )
+    budget = ["--toolcall-price=1000000,1000000", "--toolcall-budget=5", "--toolcall-cache=off", "-rs"]
+    result, report = run("test_chat.py", *budget, *dist)
+    sent = server.count
+    assert 1 <= sent <= (2 if dist else 1)
+    result.assert_outcomes(passed=sent, skipped=4 - sent)
+    assert result.ret == pytest.ExitCode.OK  # skips fail no run; a gate does (below)
+    # One reason for every test not sent: -rs folds them into one line.
+    result.stdout.fnmatch_lines(
+        [f"SKIPPED [[]{4 - sent}[]] *: not sent: the estimated cost passed --toolcall-budget=5 USD*"]
+    )
+    skipped = [s for s in report["samples"] if s["outcome"] == "skipped"]
+    assert len(skipped) == 4 - sent and len(report["samples"]) == 4
+    assert all((s["not_run"], s["score"], s["usage"]) == ("budget", None, None) for s in skipped)
+    assert (report["run"]["selected"], report["run"]["not_asked"], report["run"]["not_run"]) == (4, 4 - sent, 0)
+    block = report["metrics"]["cases"]
+    assert (block["n"], block["passed"], block["skipped"]) == (sent, sent, 4 - sent)
+    assert report["usage"]["requests"] == sent
+    line = f"partial: {4 - sent} of 4 selected item(s) were not asked: --toolcall-budget=5 USD was spent"
+    assert line in result.stdout.lines
+    gated, _ = run("test_chat.py", *budget, "--toolcall-fail-under=cases.overall=0.5", *dist)
+    assert gated.ret == pytest.ExitCode.TESTS_FAILED
+    assert "were not asked: --toolcall-budget was spent; the run is partial" in gated.stdout.str()

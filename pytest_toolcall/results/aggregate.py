@@ -44,10 +44,12 @@ def report_document(
     return document
 
 
-def run_usage(samples: list[dict[str, Any]], price: tuple[float, float] | None) -> dict[str, Any] | None:
-    """The report's ``usage``: every request of every sample, priced when a price is given."""
+def run_usage(
+    samples: list[dict[str, Any]], price: tuple[float, float] | None, other_requests: list[dict[str, Any]] | None = None
+) -> dict[str, Any] | None:
+    """The report's ``usage``: every request of every sample and the run's ``other_requests`` (those
+    of no unit), priced when a price is given."""
     from pytest_toolcall.results.usage import usage_summary
 
-    return usage_summary(
-        (request for r in samples for request in ((r.get("usage") or {}).get("requests") or [])), price
-    )
+    requests = [request for r in samples for request in ((r.get("usage") or {}).get("requests") or [])]
+    return usage_summary([*requests, *(other_requests or [])], price)

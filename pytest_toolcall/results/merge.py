@@ -13,7 +13,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pytest_toolcall.core.registry import is_benchmark_nodeid
 from pytest_toolcall.core.settings import Settings
 from pytest_toolcall.results.aggregate import aggregate, report_document, run_usage
 from pytest_toolcall.results.recompute import checked_benchmarks, rebuild_benchmarks
@@ -135,6 +134,7 @@ def merge_reports(reports: list[tuple[Path, dict[str, Any]]], allow_partial: boo
         "not_asked": sum(int(r.get("not_asked") or 0) for r in runs),
         "data_problems": sorted({p for r in runs for p in r.get("data_problems") or []}),
         "ordinary_failed": sorted({n for r in runs for n in r.get("ordinary_failed") or []}),
+        "other_requests": [e for r in runs for e in r.get("other_requests") or []],
         "interrupted": any(r.get("interrupted") for r in runs),
         "shard": None,
         "selection": {**base["selection"], "plan": None},
@@ -147,7 +147,8 @@ def merge_reports(reports: list[tuple[Path, dict[str, Any]]], allow_partial: boo
         run["missing"] = gaps
     price = Settings.from_raw(base["options"], benches=tuple(benchmarks)).price  # type: ignore[union-attr]
     # As a run without a baseline writes them (a comparison is made against the merged report).
-    return {**report_document(run, metrics, samples), "usage": run_usage(samples, price), "comparison": None}
+    usage = run_usage(samples, price, run["other_requests"])
+    return {**report_document(run, metrics, samples), "usage": usage, "comparison": None}
 
 
 def _gaps(reports: list[tuple[Path, dict[str, Any]]]) -> list[str]:
@@ -177,15 +178,12 @@ def _foreign_samples(reports: list[tuple[Path, dict[str, Any]]]) -> str | None:
     runs = [document["run"] for _, document in reports]
     if any(r.get("not_run") or r.get("partial") for r in runs):
         return None  # units that did not run have no sample: the digest cannot be recomputed
-    samples = [(path, s["nodeid"]) for path, document in reports for s in document["samples"]]
-    units = [nodeid for _, nodeid in samples if is_benchmark_nodeid(nodeid)]
+    units = [s["nodeid"] for _, document in reports for s in document["samples"]]  # (a sample is a unit's)
     if selection_of(units).digest == runs[0]["selection"]["digest"]:
         return None
-    odd = [f"{path}: {nodeid!r}" for path, nodeid in samples if not is_benchmark_nodeid(nodeid)][:3]
     return (
         f"the samples' node ids are not the units of the selection ({len(units)} sample(s) of "
-        f"{runs[0]['selection']['count']} unit(s){'; ' + ', '.join(odd) if odd else ''}): "
-        "a report was changed, or comes from another run"
+        f"{runs[0]['selection']['count']} unit(s)): a report was changed, or comes from another run"
     )
 
 

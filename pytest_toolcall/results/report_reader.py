@@ -121,6 +121,10 @@ RUN_FIELDS: dict[str, Check] = {
     "not_asked": (lambda v: v is None or _count(v), "a count (an integer, at least 0)"),
     "data_problems": (lambda v: v is None or _texts(v), "a list of strings"),
     "ordinary_failed": (lambda v: v is None or _texts(v), "a list of strings"),
+    "other_requests": (
+        lambda v: v is None or (isinstance(v, list) and all(isinstance(e, dict) for e in v)),
+        "a list of objects",
+    ),
     "interrupted": (lambda v: v is None or isinstance(v, bool), "true or false"),
     "shard": _TEXT,
     "selection": (

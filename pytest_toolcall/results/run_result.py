@@ -62,7 +62,7 @@ class RunResult:
             run=run,
             samples=samples,
             blocks=all_blocks(metrics),
-            usage=run_usage(samples, price),
+            usage=run_usage(samples, price, run.get("other_requests")),
             comparison=comparison,
             benchmarks=benchmarks,
             metrics=metrics,

@@ -68,6 +68,9 @@ class Answers:
         self.dialogues = ThreadPoolExecutor(max_workers=settings.concurrency, thread_name_prefix="toolcall-dialogue")
         self.budget: Budget | None = None
         self.budget_spent = ""
+        #: The usage entry of every answer to a request that no unit sent (a user's test through the
+        #: session fixture ``toolcall_model``): counted in the run's usage, in no record.
+        self.other_requests: list[dict[str, Any]] = []
         if settings.budget is not None and settings.price is not None:
             # Each xdist worker spends from its own share: together they never pass the limit.
             workers = int(compat.worker_input(config).get("workercount", 1) or 1)
@@ -90,6 +93,12 @@ class Answers:
     def model(self) -> Model:
         s = self.settings
         return self.named(s.model, s.base_url, s.api_key_env, self.streams(s.model, s.base_url, False))
+
+    @property
+    def session_model(self) -> Model:
+        """The model under test as the fixture ``toolcall_model`` hands it out: each answer counted in
+        ``other_requests`` (the oracle's cost nothing and are counted nowhere, as for units)."""
+        return self.model if self.oracle else OtherRequests(self.model, self.other_requests)
 
     def named(self, name: str, base_url: str | None, api_key_env: str, stream: bool = False) -> Model:
         """A model by name (the one under test, or a user simulator), built once; ``stream``: asked
@@ -336,6 +345,27 @@ class BudgetedModel:
 
     def close(self) -> None:
         self.model.close()
+
+
+class OtherRequests:
+    """A model whose answers are counted in a list (the usage of requests that belong to no unit)."""
+
+    def __init__(self, model: Model, counted: list[dict[str, Any]]) -> None:
+        self.name = model.name
+        self._model = model
+        self._counted = counted
+
+    def submit(self, request: ChatRequest) -> Future[ChatResponse]:
+        future = self._model.submit(request)
+        future.add_done_callback(self._count)
+        return future
+
+    def _count(self, done: Future[ChatResponse]) -> None:
+        if not done.cancelled() and done.exception() is None:
+            self._counted.append(request_usage(done.result()))  # (list.append: safe from any thread)
+
+    def close(self) -> None:
+        pass  # the run's model: closed by the run
 
 
 class UnitModel:

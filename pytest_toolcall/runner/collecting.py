@@ -5,12 +5,13 @@
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
 
 from pytest_toolcall.core import registry
-from pytest_toolcall.core.benchmark import MODULE_NODEID
+from pytest_toolcall.core.benchmark import MODULE_NODEID, Benchmark
 from pytest_toolcall.core.registry import is_benchmark_nodeid
 from pytest_toolcall.core.settings import redact_url
 from pytest_toolcall.runner import collect, compat, selection, shards
@@ -78,7 +79,7 @@ class Collection:
     def pytest_collection_modifyitems_shard(self, items: list[pytest.Item]) -> None:
         """After -k, -m, --lf... (trylast): a shard is a part of what they left."""
         run = self.run
-        chosen = shards.selection_of(item.nodeid for item in items)
+        chosen = shards.selection_of(n for n in units_of(items, run.benchmarks))
         shard = run.settings.shard
         if shard is not None:
             kept, dropped, plan = shards.cut(items, shard, run.catalog.benchmarks)
@@ -115,7 +116,7 @@ class Collection:
         gc.freeze()
         # The users' tests a benchmark counts are selected units too (xdist workers tell the
         # controller, which sees node ids only).
-        counted = [i.nodeid for i in session.items if collect.counted_by(i, run.benchmarks) is not None]
+        counted = [n for n in units_of(session.items, run.benchmarks) if not is_benchmark_nodeid(n)]
         run.collector.select([item.nodeid for item in session.items], counted)
         worker_output = compat.worker_output(run.config)
         if worker_output is not None:
@@ -130,3 +131,11 @@ class Collection:
         # with every report of a large run alive (the xdist controller holds them all) that is a
         # third of a second. What is alive now stays alive until the process exits: freeze it.
         gc.freeze()
+
+
+def units_of(items: list[pytest.Item], benchmarks: Mapping[str, Benchmark]) -> Iterator[str]:
+    """The node ids of the units among these items: benchmark items, the users' tests a benchmark
+    counts (``toolcall_chat``)."""
+    for item in items:
+        if is_benchmark_nodeid(item.nodeid) or collect.counted_by(item, benchmarks) is not None:
+            yield item.nodeid

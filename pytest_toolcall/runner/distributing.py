@@ -11,7 +11,7 @@ import pytest
 
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.runner import answers, compat, selection, shards
-from pytest_toolcall.runner.run import COUNTED, STORE_LOST, Run
+from pytest_toolcall.runner.run import COUNTED, OTHER_REQUESTS, STORE_LOST, Run
 
 
 class XdistController:
@@ -49,6 +49,7 @@ class XdistController:
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         self.run.add_store_losses(*compat.node_worker_output(node).get(STORE_LOST, (0, "")))
         self.run.collector.select([], compat.node_worker_output(node).get(COUNTED, []))
+        self.run.other_requests += compat.node_worker_output(node).get(OTHER_REQUESTS, [])
         chosen = compat.node_worker_output(node).get(shards.WORKER_OUTPUT)
         if chosen is not None and self.run.selection is None:
             shard = self.run.settings.shard

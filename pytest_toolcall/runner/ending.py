@@ -126,6 +126,8 @@ class RunEnd:
             # A Python test that asked the model (``toolcall_chat``) has a record instead: it is
             # counted in its block.
             "ordinary_failed": sorted(run.ordinary_failures - set(collector.records)),
+            # What users' tests asked through ``toolcall_model``: in the usage, in no sample.
+            "other_requests": run.other_requests,
             "interrupted": interrupted,
             "shard": chosen.shard,
             # What merge needs to check shards and recompute the metrics the same way:

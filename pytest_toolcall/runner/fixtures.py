@@ -23,8 +23,9 @@ def toolcall_settings(pytestconfig: pytest.Config) -> Settings:
 @pytest.fixture(scope="session")
 def toolcall_model(pytestconfig: pytest.Config) -> Model:
     """The model under test (the openai SDK against the configured endpoint, or the oracle), behind
-    the response store."""
-    return pytestconfig.stash[ANSWERS].model
+    the response store. What a test asks through it belongs to no unit: it is counted in the run's
+    usage (the report's ``run.other_requests``), in no sample."""
+    return pytestconfig.stash[ANSWERS].session_model
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from pytest_toolcall.model import sdk_process
 from pytest_toolcall.results.records import RECORD, new_record, sanitize
 from pytest_toolcall.runner import collect, failures
 from pytest_toolcall.runner.answers import ANSWERS, TEST_MODELS, BudgetExhausted, UnitModels
-from pytest_toolcall.runner.run import STORE_LOST, Run
+from pytest_toolcall.runner.run import OTHER_REQUESTS, STORE_LOST, Run
 
 
 class ItemProtocol:
@@ -129,9 +129,11 @@ class ItemProtocol:
         if ANSWERS in self.run.config.stash:
             self.run.config.stash[ANSWERS].close()
             self.run.add_store_losses(*self.run.config.stash[ANSWERS].store_losses())
+            self.run.other_requests += sanitize(self.run.config.stash[ANSWERS].other_requests)
             worker_output = getattr(self.run.config, "workeroutput", None)
             if worker_output is not None:  # (summed on the controller: ``distributing.py``)
                 worker_output[STORE_LOST] = self.run.store_lost
+                worker_output[OTHER_REQUESTS] = self.run.other_requests
         if collect.CATALOG in self.run.config.stash:  # what benchmarks started (MCP servers) stops too
             for benchmark in self.run.config.stash[collect.CATALOG].benchmarks.values():
                 benchmark.close()

@@ -24,6 +24,8 @@ from pytest_toolcall.runner.answers import ANSWERS, Answers, check_store
 RUN = pytest.StashKey["Run"]()
 #: The key of a worker's store losses in xdist's ``workeroutput``: [answers not kept, why].
 STORE_LOST = "toolcall_store_lost"
+#: The key of a worker's ``Answers.other_requests`` in ``workeroutput``.
+OTHER_REQUESTS = "toolcall_other_requests"
 #: The key of a worker's selected tests that a benchmark counts (``toolcall_chat``) in ``workeroutput``.
 COUNTED = "toolcall_counted"
 
@@ -84,6 +86,9 @@ class Run:
         #: Answers the store could not keep (summed over every process of the run) and why the first
         #: could not.
         self.store_lost: list[Any] = [0, ""]
+        #: The usage entries of requests that belong to no unit (``Answers.other_requests``), of every
+        #: process of the run.
+        self.other_requests: list[dict[str, Any]] = []
         #: What was selected before sharding (known where items are collected; xdist workers send it).
         self.selection: shards.Selection | None = None
         #: Node ids of the session's other tests (and collectors) that failed: a gate never passes them.

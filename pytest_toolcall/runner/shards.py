@@ -25,7 +25,6 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.core.benchmark import Benchmark, Unit
-from pytest_toolcall.core.registry import is_benchmark_nodeid
 
 #: The key of the selection in xdist's ``workeroutput`` (workers collect, the controller reports).
 WORKER_OUTPUT = "toolcall_selection"
@@ -35,7 +34,8 @@ _ATTEMPT = re.compile(r"@\d+\]$")
 
 @dataclass(frozen=True)
 class Selection:
-    """What a run selected before sharding (benchmark items only), and how it was cut."""
+    """What a run selected before sharding (its units: benchmark items and the users' tests a
+    benchmark counts, no other test), and how it was cut."""
 
     count: int
     digest: str
@@ -62,9 +62,10 @@ def digest(lines: Iterable[str]) -> str:
     return hasher.hexdigest()[:32]
 
 
-def selection_of(nodeids: Iterable[str]) -> Selection:
-    units = sorted(n for n in nodeids if is_benchmark_nodeid(n))
-    return Selection(len(units), digest(units))
+def selection_of(units: Iterable[str]) -> Selection:
+    """The selection of these units' node ids (benchmark items, the users' tests a benchmark counts)."""
+    chosen = sorted(units)
+    return Selection(len(chosen), digest(chosen))
 
 
 def weights(items: list[pytest.Item], benchmarks: Mapping[str, Benchmark]) -> dict[str, float]:

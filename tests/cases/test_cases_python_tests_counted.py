@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from pytest_toolcall.cli import main
 from tests.support.chat_server import ChatServer, Reply
 
 TOOLS = [
@@ -276,3 +277,54 @@ def test_a_spent_budget_skips_python_tests_as_it_skips_items(
     gated, _ = run("test_chat.py", *budget, "--toolcall-fail-under=cases.overall=0.5", *dist)
     assert gated.ret == pytest.ExitCode.TESTS_FAILED
     assert "were not asked: --toolcall-budget was spent; the run is partial" in gated.stdout.str()
+
+
+DIRECT = """
+from pytest_toolcall.api import ChatRequest
+
+
+def test_direct(toolcall_model):
+    answer = toolcall_model.submit(ChatRequest([{"role": "user", "content": "hello directly"}])).result()
+    assert answer.content == "Hi."
+"""
+
+
+@pytest.mark.slow
+def test_what_a_test_asks_through_toolcall_model_is_in_the_run_usage(
+    pytester: pytest.Pytester, server: ChatServer, run: Any
+) -> None:
+    """The session fixture's requests belong to no unit: in the run's usage (terminal and JSON), in
+    ``run.other_requests``, in no sample; the same under xdist and after merging shards."""
+    pytester.makepyfile(test_chat=PYTHON, test_direct=DIRECT)
+    result, report = run("test_chat.py", "test_direct.py", "--toolcall-cache=off")
+    result.assert_outcomes(passed=4)
+    assert server.count == 6  # the 5 of the counted tests, and the direct one
+    (entry,) = report["run"]["other_requests"]
+    assert (entry["prompt_tokens"], entry["completion_tokens"], entry["from_store"]) == (*TEXT, False)
+    assert {s["nodeid"] for s in report["samples"]} == {
+        f"test_chat.py::test_{n}" for n in ("twice", "weather", "steps")
+    }
+    prompt = 3 * TEXT[0] + CALL[0] + CALL[0] + AFTER_TOOL[0]
+    completion = 3 * TEXT[1] + CALL[1] + CALL[1] + AFTER_TOOL[1]
+    assert (report["usage"]["requests"], report["usage"]["fresh"]) == (6, 6)
+    assert (report["usage"]["prompt_tokens"], report["usage"]["completion_tokens"]) == (prompt, completion)
+    result.stdout.fnmatch_lines(
+        ["requests * 6 (6 sent, 0 from the store)", f"tokens * {prompt} prompt + {completion} *"]
+    )
+
+    spread_result, spread = run("test_chat.py", "test_direct.py", "--toolcall-cache=off", "-n", "2")
+    spread_result.assert_outcomes(passed=4)
+    assert without_latency(spread["usage"]) == without_latency(report["usage"])
+    assert [without_latency(e) for e in spread["run"]["other_requests"]] == [without_latency(entry)]
+
+    for k in (1, 2):
+        run(
+            "test_chat.py",
+            "test_direct.py",
+            "--toolcall-cache=off",
+            f"--toolcall-shard={k}/2",
+            f"--toolcall-report=s{k}.json",
+        )
+    merged = pytester.path / "merged.json"
+    assert main(["merge", str(pytester.path / "s1.json"), str(pytester.path / "s2.json"), "-o", str(merged)]) == 0
+    assert without_latency(json.loads(merged.read_text())["usage"]) == without_latency(report["usage"])

@@ -31,8 +31,6 @@ from pytest_toolcall.benchmarks.tau2.models import FlightDB, LineStatus, RetailD
 
 DATA = Path(__file__).with_name("data")
 DOMAINS = ("airline", "retail", "telecom")
-#: The domains whose environment is implemented.
-ENVIRONMENTS = ("airline", "retail", "telecom")
 #: The domains whose user simulator has tools (on the user's phone).
 DUAL_CONTROL = ("telecom",)
 

@@ -87,7 +87,8 @@ def run_simulation(
         raise ValueError(f"task {task.get('id')}: a task that starts with a message history is not supported")
     env.set_state(initial_state, [], strict=True)
     tools = [spec.schema for spec in env.specs.values()]
-    user_tools = [spec.schema for spec in env.user_specs.values()] or None
+    offered = task.get("user_tools")  # a task may offer the user only some of its tools
+    user_tools = [s.schema for n, s in env.user_specs.items() if offered is None or n in offered] or None
     agent_system = {"role": "system", "content": agent_system_prompt(domain)}
     user_system = {"role": "system", "content": user_system_prompt(task)}
     greeting: dict[str, Any] = {"role": "assistant", "content": GREETING, "tool_calls": None}

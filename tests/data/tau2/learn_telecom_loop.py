@@ -130,9 +130,7 @@ def main():
             agent_script, user_script = scripts(sim_id, actions, **options)
             SCRIPTS["scripted-agent"], SCRIPTS["scripted-user"] = agent_script, user_script
             agent = LLMAgent(tools=env.get_tools(), domain_policy=env.get_policy(), llm="scripted-agent")
-            user = UserSimulator(
-                llm="scripted-user", instructions=str(task.user_scenario), tools=env.get_user_tools()
-            )
+            user = UserSimulator(llm="scripted-user", instructions=str(task.user_scenario), tools=env.get_user_tools())
             orchestrator = Orchestrator(
                 domain="telecom", agent=agent, user=user, environment=env, task=task, max_steps=200, max_errors=10
             )

@@ -67,3 +67,82 @@ def test_a_new_draft_bill_has_a_random_id_as_officially() -> None:
     for env in envs:
         env.tools.refuel_data("C1002", "L1005", 1.0)
     assert db_hash(envs[0].tools.db) != db_hash(envs[1].tools.db)
+
+
+def phone_of(number: str) -> Environment:
+    """An environment whose phone belongs to the line ``number`` (the tasks' first initialization)."""
+    env = Environment("telecom")
+    env.set_state(
+        {
+            "initialization_actions": [
+                {
+                    "env_type": "user",
+                    "func_name": "set_user_info",
+                    "arguments": {"name": "John Smith", "phone_number": number},
+                }
+            ]
+        },
+        [],
+    )
+    return env
+
+
+def answer(env: Environment, name: str, requestor: str, **arguments: Any) -> dict[str, Any]:
+    return env.get_response({"id": "c", "name": name, "arguments": arguments, "requestor": requestor})
+
+
+def test_a_call_goes_to_the_side_of_its_requestor() -> None:
+    env = phone_of("555-123-2002")
+    assert (
+        answer(env, "toggle_airplane_mode", "assistant")["content"] == "Error: Tool 'toggle_airplane_mode' not found."
+    )
+    assert answer(env, "get_customer_by_id", "user", customer_id="C1001")["content"] == (
+        "Error: Tool 'get_customer_by_id' not found."
+    )
+    user = answer(env, "check_status_bar", "user")
+    assert user["requestor"] == "user" and not user["error"]
+    assert answer(env, "get_customer_by_id", "robot", customer_id="C1001")["content"] == (
+        "Error: Invalid requestor: robot"
+    )
+    assert env.has_tool("check_status_bar") and env.has_tool("get_customer_by_id")
+    assert env.mutates_state("toggle_airplane_mode") and not env.mutates_state("check_status_bar")
+
+
+def test_the_phone_learns_from_the_line_after_each_call_but_not_after_a_bare_call() -> None:
+    env = phone_of("555-123-2002")  # L1002: active, roaming enabled
+    surroundings = env.device.surroundings
+    assert surroundings.line_active and surroundings.roaming_allowed and not surroundings.mobile_data_usage_exceeded
+    env.make_tool_call("disable_roaming", customer_id="C1001", line_id="L1002")  # the gold replay's way
+    assert surroundings.roaming_allowed
+    assert answer(env, "suspend_line", "assistant", customer_id="C1001", line_id="L1002", reason="x")["error"] is False
+    assert not surroundings.roaming_allowed and not surroundings.line_active
+    env.run_function(
+        {
+            "env_type": "assistant",
+            "func_name": "set_data_usage",
+            "arguments": {"customer_id": "C1001", "line_id": "L1002", "data_used_gb": 15.0},
+        }
+    )
+    assert surroundings.mobile_data_usage_exceeded  # 15 GB used of the plan's 15
+
+
+def test_a_payment_request_reaches_the_phone_and_its_payment_the_bill() -> None:
+    env = phone_of("555-123-2002")
+    assert env.device.surroundings.payment_request is None
+    assert answer(env, "send_payment_request", "assistant", customer_id="C1001", bill_id="B1002")["error"] is False
+    request = env.device.surroundings.payment_request
+    assert (request.bill_id, request.paid) == ("B1002", False)
+    assert not answer(env, "make_payment", "user")["error"]
+    assert env.device.surroundings.payment_request is None
+    assert env.tools._get_bill_by_id("B1002").status == "Paid"
+
+
+def test_an_assertion_must_return_a_bool() -> None:
+    env = phone_of("555-123-2002")
+    check = {"env_type": "assistant", "func_name": "assert_no_overdue_bill", "arguments": {"overdue_bill_id": "B1"}}
+    assert env.run_assertion(check) is True
+    assert env.run_assertion({**check, "assert_value": False}) is False
+    with pytest.raises(ValueError, match="returned <class 'str'> instead of bool"):
+        env.run_assertion(
+            {"env_type": "assistant", "func_name": "transfer_to_human_agents", "arguments": {"summary": "x"}}
+        )

@@ -248,7 +248,9 @@ class Environment:
             customer = self.tools.get_customer_by_phone(phone_number)
             awaiting = self.tools._get_bills_awaiting_payment(customer)
             if awaiting:
-                surroundings.payment_request = device.payment_request(awaiting[0].bill_id, awaiting[0].total_due)
+                from pytest_toolcall.benchmarks.tau2.telecom_device import PaymentRequest
+
+                surroundings.payment_request = PaymentRequest(bill_id=awaiting[0].bill_id, amount_due=awaiting[0].total_due)
 
     def run_function(self, function: dict[str, Any]) -> Any:
         """An ``EnvFunctionCall`` of a task (initialization action or assertion) on the side its

@@ -250,7 +250,8 @@ class Environment:
             if awaiting:
                 from pytest_toolcall.benchmarks.tau2.telecom_device import PaymentRequest
 
-                surroundings.payment_request = PaymentRequest(bill_id=awaiting[0].bill_id, amount_due=awaiting[0].total_due)
+                bill = awaiting[0]
+                surroundings.payment_request = PaymentRequest(bill_id=bill.bill_id, amount_due=bill.total_due)
 
     def run_function(self, function: dict[str, Any]) -> Any:
         """An ``EnvFunctionCall`` of a task (initialization action or assertion) on the side its

@@ -159,15 +159,15 @@ def _api_messages(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if m["role"] == "tool":
             out.append({"role": "tool", "content": m["content"], "tool_call_id": m["id"]})
         elif m["role"] == "assistant":
-            out.append(_speaking("assistant", m))
+            out.append(_as_assistant(m))
         else:
             out.append({"role": m["role"], "content": m["content"]})
     return out
 
 
-def _speaking(role: str, m: dict[str, Any]) -> dict[str, Any]:
-    """A message as its sender's own (the model's) chat message, with its tool calls."""
-    entry: dict[str, Any] = {"role": role, "content": m["content"]}
+def _as_assistant(m: dict[str, Any]) -> dict[str, Any]:
+    """A message as the chat message of the model that sent it, with its tool calls."""
+    entry: dict[str, Any] = {"role": "assistant", "content": m["content"]}
     if m.get("tool_calls"):
         entry["tool_calls"] = [
             {
@@ -186,7 +186,7 @@ def _flipped(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for m in history:
         if m["role"] == "user":
-            out.append(_speaking("assistant", m))
+            out.append(_as_assistant(m))
         elif m["role"] == "assistant":
             out.append({"role": "user", "content": m["content"]})
         else:

@@ -1,0 +1,334 @@
+"""How the telecom user-device data here was learned: run with the official tau2 1.0.1 (a2c0247) in a
+virtualenv of its own (see ``learn_official.py``), never in the test suite. ``TAU2_DATA_DIR`` points
+at a copy of tau2-bench's ``data/``.
+
+    TAU2_DATA_DIR=... python learn_telecom_device.py tools TOOLS_JSON
+    TAU2_DATA_DIR=... python learn_telecom_device.py sequences OUT.json.gz [PER_TASK]
+
+``tools`` adds the user tools (``"telecom_user"``: ``Tool.openai_schema``, ``tool_type``,
+``mutates_state`` of the official ``TelecomUserTools``) to the package's ``data/tools.json``.
+
+``sequences`` records, for every telecom task (all 2285, not only ``base``), the official start of
+a simulation: each initialization action run by the official environment (with its ``sync_tools``),
+the user-side ones as steps with their results, the agent-side ones as the surroundings the sync
+left (``line_active``, ``roaming_allowed``, ``mobile_data_usage_exceeded``, ``payment_request``).
+Then, for ``PER_TASK`` (default 1) seeded random sequences per task, steps on the user's device
+alone: every user tool with right and wrong arguments (unknown apps, permissions, modes, APN
+settings of every kind, unexpected or missing arguments, arguments of the wrong type), the
+initialization functions, and changes of the surroundings and of device fields no tool sets (Wi-Fi
+connected, SIM locked, signal where the user is), so every branch is reached. Each step records
+its result (or the exception's type and text) and the first 16 hex digits of the official user-DB
+hash after it; each sequence ends with every assertion function's result.
+
+The official ``default_vpn_details`` is one object of the class, shared by every device of the
+process and degraded by ``break_vpn``: it is made anew before each sequence, as in a process that
+runs one simulation.
+"""
+
+import gzip
+import json
+import random
+import sys
+from pathlib import Path
+
+import tau2.environment.db as db_module
+from tau2.data_model.tasks import EnvFunctionCall
+from tau2.domains.telecom.environment import get_environment, get_tasks
+from tau2.domains.telecom.user_data_model import (
+    NetworkTechnology,
+    PaymentRequest,
+    PerformanceLevel,
+    SignalStrength,
+    SimStatus,
+    VpnDetails,
+)
+from tau2.domains.telecom.user_tools import TelecomUserTools
+
+# Loading the agent's database is the slow part: parse each file once (validation still builds fresh models).
+_RAW = {}
+_load_file = db_module.load_file
+
+
+def cached_load(cls, path):
+    if path not in _RAW:
+        _RAW[path] = _load_file(path)
+    return cls.model_validate(_RAW[path])
+
+
+db_module.DB.load = classmethod(cached_load)
+
+SYNCED = ("line_active", "roaming_allowed", "mobile_data_usage_exceeded", "payment_request")
+NO_ARGUMENTS = (
+    "check_status_bar",
+    "check_network_status",
+    "check_network_mode_preference",
+    "run_speed_test",
+    "toggle_airplane_mode",
+    "check_sim_status",
+    "reseat_sim_card",
+    "toggle_data",
+    "toggle_roaming",
+    "check_data_restriction_status",
+    "toggle_data_saver_mode",
+    "check_apn_settings",
+    "reset_apn_settings",
+    "check_wifi_status",
+    "toggle_wifi",
+    "check_wifi_calling_status",
+    "toggle_wifi_calling",
+    "check_vpn_status",
+    "connect_vpn",
+    "disconnect_vpn",
+    "check_installed_apps",
+    "can_send_mms",
+    "reboot_device",
+    "check_payment_request",
+    "make_payment",
+)
+APPS = ("messaging", "browser", "messaging", "browser", "camera", "Messaging")
+PERMISSIONS = ("sms", "storage", "phone", "network", "SMS", "Storage", "camera", "location")
+MODES = ("4g_5g_preferred", "4g_only", "3g_only", "2g_only", "4g_5g_preferred", "4g_only", "5g", "LTE", "")
+APNS = (
+    {},
+    {"apn_name": "internet"},
+    {"apn_name": "broken"},
+    {"apn_name": "internet", "mmsc_url": None},
+    {"apn_name": "internet", "reset_at_reboot": True},
+    {"apn_name": "internet", "mms_proxy": "10.0.0.1", "mms_port": 8080},
+    {"apn_name": "internet", "mms_port": "8080"},
+    {"apn_name": "fast"},
+    {"apn_name": "internet", "mms_port": "eighty"},
+    {"apn_name": "internet", "proxy": "x"},
+    {"mmsc_url": 5},
+)
+SIGNALS = ("none", "poor", "fair", "good", "excellent")
+
+
+def random_call(rng):
+    """A user tool call: mostly right, sometimes wrong in one of the ways a model gets it wrong."""
+    roll = rng.random()
+    if roll < 0.55:
+        name = rng.choice(NO_ARGUMENTS)
+        return name, ({"verbose": True} if rng.random() < 0.03 else {})
+    name = rng.choice(
+        (
+            "set_network_mode_preference",
+            "check_app_status",
+            "check_app_permissions",
+            "grant_app_permission",
+            "set_apn_settings",
+        )
+    )
+    if name == "set_network_mode_preference":
+        mode = rng.choice(MODES) if rng.random() < 0.9 else rng.choice((3, None, True, ["4g_only"]))
+        return name, ({"mode": mode} if rng.random() < 0.95 else {})
+    if name in ("check_app_status", "check_app_permissions"):
+        app = rng.choice(APPS) if rng.random() < 0.95 else ["messaging"]
+        return name, ({"app_name": app} if rng.random() < 0.95 else {"app": "messaging"})
+    if name == "grant_app_permission":
+        arguments = {"app_name": rng.choice(APPS), "permission": rng.choice(PERMISSIONS)}
+        if rng.random() < 0.05:
+            arguments["permission"] = 1
+        if rng.random() < 0.05:
+            del arguments["permission"]
+        return name, arguments
+    if rng.random() < 0.9:
+        return name, {"apn_settings": dict(rng.choice(APNS))}
+    return name, {"apn_settings": rng.choice(("internet", None, ["internet"]))}
+
+
+def random_function(rng):
+    """A non-tool function of the toolkit, as a task's initialization calls them."""
+    name = rng.choice(
+        (
+            "set_user_location",
+            "simulate_network_search",
+            "turn_airplane_mode_on",
+            "turn_airplane_mode_off",
+            "unseat_sim_card",
+            "lock_sim_card",
+            "turn_data_on",
+            "turn_data_off",
+            "turn_roaming_on",
+            "turn_roaming_off",
+            "turn_data_saver_mode_on",
+            "turn_data_saver_mode_off",
+            "break_apn_settings",
+            "break_apn_mms_setting",
+            "set_wifi_calling",
+            "break_vpn",
+            "remove_app_permission",
+            "set_user_info",
+        )
+    )
+    arguments = {
+        "set_user_location": lambda: {"abroad": rng.random() < 0.5},
+        "lock_sim_card": lambda: {"mode": rng.choice(("pin", "puk", "pin2"))},
+        "set_wifi_calling": lambda: {
+            "enabled": rng.random() < 0.5,
+            "mms_over_wifi": rng.choice((True, False, None)),
+        },
+        "remove_app_permission": lambda: {
+            "app_name": rng.choice(APPS),
+            "permission": rng.choice(("sms", "storage", "phone", "network", "SMS", "camera")),
+        },
+        "set_user_info": lambda: {"name": "Pat Doe", "phone_number": "555-000-0000"},
+    }.get(name, lambda: {})()
+    return name, arguments
+
+
+def random_surroundings(rng):
+    values = {}
+    for key in ("line_active", "roaming_allowed", "mobile_data_usage_exceeded", "is_abroad"):
+        if rng.random() < 0.3:
+            values[key] = rng.random() < 0.5
+    if rng.random() < 0.25:
+        values["payment_request"] = rng.choice((None, {"bill_id": "B1001", "amount_due": rng.choice((45, 12.5, 0))}))
+    if rng.random() < 0.2:
+        values["signal_strength"] = {t: rng.choice(SIGNALS) for t in ("2G", "3G", "4G", "5G") if rng.random() < 0.8}
+    return values or {"line_active": True}
+
+
+def random_device_fields(rng):
+    """Device fields no user tool sets (a Wi-Fi network joined, a SIM locked, a VPN profile...)."""
+    choices = [
+        {"wifi_connected": True, "wifi_ssid": rng.choice(("HomeNet", None)), "wifi_signal_strength": "good"},
+        {"sim_card_status": rng.choice(("active", "locked_pin", "locked_puk"))},
+        {"vpn_enabled_setting": rng.random() < 0.5},
+        {"battery_level": rng.choice((5, 50, 100))},
+    ]
+    return rng.choice(choices)
+
+
+def apply_surroundings(surroundings, values):
+    for key, value in values.items():
+        if key == "payment_request":
+            value = None if value is None else PaymentRequest(**value)
+        elif key == "signal_strength":
+            value = {NetworkTechnology(t): SignalStrength(s) for t, s in value.items()}
+        setattr(surroundings, key, value)
+
+
+def apply_device_fields(device, values):
+    for key, value in values.items():
+        if key == "wifi_signal_strength":
+            value = SignalStrength(value)
+        elif key == "sim_card_status":
+            value = SimStatus(value)
+        setattr(device, key, value)
+
+
+def short_hash(tools):
+    return tools.get_db_hash()[:16]
+
+
+def outcome(run, *args, **kwargs):
+    try:
+        return {"result": plain(run(*args, **kwargs))}
+    except Exception as exc:  # the official environment answers every exception
+        return {"error": type(exc).__name__, "message": str(exc)}
+
+
+def plain(value):
+    return list(value) if isinstance(value, tuple) else value
+
+
+def synced(surroundings):
+    values = {}
+    for key in SYNCED:
+        value = getattr(surroundings, key)
+        values[key] = value.model_dump() if key == "payment_request" and value is not None else value
+    return values
+
+
+ASSERTIONS = (
+    [("assert_airplane_mode_status", {"expected_status": True})]
+    + [("assert_service_status", {"expected_status": s}) for s in ("connected", "searching", "no_service", "x")]
+    + [
+        ("assert_mobile_data_status", {"expected_status": True}),
+        ("assert_mobile_roaming_status", {"expected_status": True}),
+        ("assert_mobile_data_saver_mode_status", {"expected_status": True}),
+        ("assert_internet_speed", {"expected_speed": 200, "expected_desc": "excellent"}),
+        ("assert_internet_speed", {"expected_speed": 1.5}),
+        ("assert_internet_speed", {"expected_speed": 0, "expected_desc": "Fair"}),
+        ("assert_internet_not_excellent", {}),
+        ("assert_can_send_mms", {"expected_status": True}),
+        ("assert_mobile_data_usage_exceeded", {"expected_status": True}),
+    ]
+)
+
+
+def sequence(task, seed, steps_after):
+    TelecomUserTools.default_vpn_details = VpnDetails(
+        server_address="192.168.1.1", protocol="OpenVPN", server_performance=PerformanceLevel.EXCELLENT
+    )
+    env = get_environment()
+    tools = env.user_tools
+    steps = []
+    for action in task.initial_state.initialization_actions or []:
+        call = EnvFunctionCall(**action.model_dump())
+        before = synced(tools.db.surroundings)
+        result = outcome(env.run_env_function_call, call)
+        after = synced(tools.db.surroundings)
+        if action.env_type == "user":
+            steps.append({"kind": "function", "name": action.func_name, "arguments": action.arguments, **result})
+            if after != before:  # the sync after the call changed the surroundings
+                steps.append({"kind": "surroundings", "values": after})
+        else:
+            steps.append({"kind": "surroundings", "values": after})
+        steps[-1]["hash"] = short_hash(tools)
+    rng = random.Random(seed)
+    for _ in range(steps_after):
+        roll = rng.random()
+        if roll < 0.75:
+            name, arguments = random_call(rng)
+            step = {"kind": "tool", "name": name, "arguments": arguments}
+            step.update(outcome(tools.use_tool, name, **json.loads(json.dumps(arguments))))
+        elif roll < 0.87:
+            name, arguments = random_function(rng)
+            step = {"kind": "function", "name": name, "arguments": arguments}
+            step.update(outcome(getattr(tools, name), **json.loads(json.dumps(arguments))))
+        elif roll < 0.95:
+            step = {"kind": "surroundings", "values": random_surroundings(rng)}
+            apply_surroundings(tools.db.surroundings, step["values"])
+        else:
+            step = {"kind": "device", "values": random_device_fields(rng)}
+            apply_device_fields(tools.db.device, step["values"])
+        step["hash"] = short_hash(tools)
+        steps.append(step)
+    assertions = []
+    for name, arguments in ASSERTIONS:
+        assertions.append({"name": name, "arguments": arguments, **outcome(getattr(tools, name), **arguments)})
+    return {"task_id": task.id, "seed": seed, "steps": steps, "assertions": assertions, "hash": tools.get_db_hash()}
+
+
+def learn_tools(path):
+    tools = get_environment().user_tools
+    entries = [
+        {
+            "schema": tool.openai_schema,
+            "mutates_state": tools.tool_mutates_state(name),
+            "tool_type": tools.tool_type(name).value,
+        }
+        for name, tool in sorted(tools.get_tools().items())
+    ]
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    data["telecom_user"] = entries
+    Path(path).write_text(json.dumps(data, indent=1), encoding="utf-8")
+
+
+def learn_sequences(path, per_task):
+    tasks = get_tasks(None)
+    sequences = []
+    for index, task in enumerate(tasks):
+        for trial in range(per_task):
+            sequences.append(sequence(task, seed=index * 100 + trial, steps_after=14))
+    with gzip.open(path, "wt", encoding="utf-8") as handle:
+        json.dump({"tau2": "a2c0247", "sequences": sequences}, handle, separators=(",", ":"))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "tools":
+        learn_tools(sys.argv[2])
+    else:
+        learn_sequences(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 1)

@@ -218,13 +218,14 @@ def test_a_live_run_reproduces_the_official_rewards(
 class ScriptedDualControl:
     """The agent's and the user's replies of the official loop's telecom runs
     (``learn_telecom_loop.py``), through the chat server: a request is the user simulator's when its
-    system prompt is a task's user prompt (then the run is that task's), the agent's otherwise (the
-    run named by the user's opening ``simulation <id>``); the k-th request of a side in a run gets
-    that side's k-th reply, tool calls on the phone included."""
+    system prompt is a task's user prompt (then the run is that task's: one per prompt), the
+    agent's otherwise (the run named by the user's opening ``simulation <id>``); the k-th request
+    of a side in a run gets that side's k-th reply, tool calls on the phone included."""
 
     def __init__(self, simulations: dict[str, Any]) -> None:
         self.by_id = simulations
         self.by_prompt = {user_system_prompt(s.task): s for s in simulations.values()}
+        assert len(self.by_prompt) == len(simulations)
 
     def __call__(self, body: dict[str, Any]) -> Reply:
         messages = body["messages"]
@@ -243,18 +244,24 @@ class ScriptedDualControl:
 def test_a_live_dual_control_run_reproduces_the_official_rewards(
     pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """One official telecom run per task (kinds in turn: user tool calls on the phone, an erroring
-    one, two in one message, a missing one, a wrong agent argument), played live through the real
-    client: each item's reward is the official one, and the user simulator was sent the official
-    answers of its phone."""
+    """Official telecom runs (kinds in turn: user tool calls on the phone, an erroring one, two in
+    one message, a missing one, a wrong agent argument), played live through the real client, one
+    per user prompt (tasks share prompts; the others are deselected): each item's reward is the
+    official one, and the user simulator was sent the official answers of its phone."""
+    from pytest_toolcall.benchmarks.tau2.benchmark import domain_tasks
+
     telecom = Path(__file__).parents[1] / "data" / "tau2" / "telecom"
     sims = load_results(unpack(telecom / "results_telecom-loop.json.gz", tmp_path))
-    expected_loop = expected()
-    by_task: dict[str, Any] = {}
-    for index, task in enumerate(dict.fromkeys(s.task["id"] for s in sims)):
-        offered = [s for s in sims if s.task["id"] == task]
-        by_task[task] = offered[index % len(offered)]
-    chosen = {s.simulation_id: s for s in by_task.values()}
+    by_prompt: dict[str, list[Any]] = {}
+    for sim in sims:
+        by_prompt.setdefault(user_system_prompt(sim.task), []).append(sim)
+    chosen = {}
+    for index, offered in enumerate(by_prompt.values()):
+        first_task = [s for s in offered if s.task["id"] == offered[0].task["id"]]
+        sim = first_task[index % len(first_task)]
+        chosen[sim.simulation_id] = sim
+    tasks = {s.task["id"] for s in chosen.values()}
+    others = [f"--deselect=toolcall::tau2[telecom/{t['id']}]" for t in domain_tasks("telecom", "base")]
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     with ChatServer(ScriptedDualControl(chosen)) as server:
         pytester.runpytest(
@@ -265,29 +272,31 @@ def test_a_live_dual_control_run_reproduces_the_official_rewards(
             "--toolcall-tau2-domains=telecom",
             "--toolcall-cache=off",
             "--toolcall-report=report.json",
-            "-k",
-            " or ".join(f"telecom/{t}]" for t in by_task),
+            *[d for d in others if d.split("/", 1)[1][:-1] not in tasks],
         )
         user_requests = [r for r in server.requests if r["model"] == "user"]
     samples = {s["task_id"]: s for s in report(pytester)["samples"]}
-    assert set(samples) == set(by_task)
-    for task, sim in by_task.items():
-        official = expected_loop[sim.simulation_id]
-        assert (samples[task]["reward"], samples[task]["reward_breakdown"]) == (
-            official["reward"],
-            official["breakdown"],
-        ), sim.simulation_id
-    assert {expected_loop[s]["reward"] for s in chosen} == {0.0, 1.0}
-    assert {expected_loop[s]["kind"] for s in chosen} >= {"gold", "bad_user_call", "two_calls", "missing_user_action"}
+    assert set(samples) == tasks
+    learned = expected()
+    for sim in chosen.values():
+        official = learned[sim.simulation_id]
+        sample = samples[sim.task["id"]]
+        assert (sample["reward"], sample["reward_breakdown"]) == (official["reward"], official["breakdown"]), (
+            sim.simulation_id
+        )
+    assert {learned[s]["reward"] for s in chosen} == {0.0, 1.0}
+    assert {learned[s]["kind"] for s in chosen} >= {"gold", "bad_user_call", "two_calls", "missing_user_action"}
     # the phone's answers the user simulator was sent: the official ones, in order
     last_seen: dict[str, list[Any]] = {}
+    prompts = {user_system_prompt(s.task): s.simulation_id for s in chosen.values()}
     for request in user_requests:
-        task = next(s for s in chosen.values() if user_system_prompt(s.task) == request["messages"][0]["content"])
-        last_seen[task.simulation_id] = [m["content"] for m in request["messages"] if m["role"] == "tool"]
+        last_seen[prompts[request["messages"][0]["content"]]] = [
+            m["content"] for m in request["messages"] if m["role"] == "tool"
+        ]
     for sim_id, sim in chosen.items():
         official_answers = [m["content"] for m in sim.messages if m["role"] == "tool" and m["requestor"] == "user"]
         assert last_seen[sim_id] == official_answers, sim_id
-    assert any(request.get("tools") for request in user_requests)
+    assert all(request.get("tools") for request in user_requests)
 
 
 def test_an_aborted_exchange_is_an_infrastructure_error(

@@ -3,7 +3,7 @@ virtualenv of its own (see ``learn_official.py``), never in the test suite. ``TA
 at a copy of tau2-bench's ``data/``.
 
     TAU2_DATA_DIR=... python learn_telecom_device.py tools TOOLS_JSON
-    TAU2_DATA_DIR=... python learn_telecom_device.py sequences OUT.json.gz [PER_TASK]
+    TAU2_DATA_DIR=... python learn_telecom_device.py sequences OUT.json.gz PER_TASK PROBE_EVERY
 
 ``tools`` adds the user tools (``"telecom_user"``: ``Tool.openai_schema``, ``tool_type``,
 ``mutates_state`` of the official ``TelecomUserTools``) to the package's ``data/tools.json``.
@@ -12,13 +12,19 @@ at a copy of tau2-bench's ``data/``.
 a simulation: each initialization action run by the official environment (with its ``sync_tools``),
 the user-side ones as steps with their results, the agent-side ones as the surroundings the sync
 left (``line_active``, ``roaming_allowed``, ``mobile_data_usage_exceeded``, ``payment_request``).
-Then, for ``PER_TASK`` (default 1) seeded random sequences per task, steps on the user's device
+Then, for ``PER_TASK`` seeded random sequences per task, steps on the user's device
 alone: every user tool with right and wrong arguments (unknown apps, permissions, modes, APN
 settings of every kind, unexpected or missing arguments, arguments of the wrong type), the
 initialization functions, and changes of the surroundings and of device fields no tool sets (Wi-Fi
 connected, SIM locked, signal where the user is), so every branch is reached. Each step records
 its result (or the exception's type and text) and the first 16 hex digits of the official user-DB
 hash after it; each sequence ends with every assertion function's result.
+
+Probes reach the hidden rules more systematically: for every ``PROBE_EVERY``-th task (and as many
+times from the shipped device itself, where more works than after a task's initialization), a state
+with many fields set at once (Wi-Fi joined, data saver, a VPN fast or slow, airplane mode, a network
+mode, Wi-Fi calling with MMS, a locked SIM, an APN to reset, the surroundings), its assertions, and
+each of ``PROBE_CALLS`` on its own fresh copy of that state.
 
 The official ``default_vpn_details`` is one object of the class, shared by every device of the
 process and degraded by ``break_vpn``: it is made anew before each sequence, as in a process that
@@ -35,6 +41,8 @@ import tau2.environment.db as db_module
 from tau2.data_model.tasks import EnvFunctionCall
 from tau2.domains.telecom.environment import get_environment, get_tasks
 from tau2.domains.telecom.user_data_model import (
+    APNSettings,
+    NetworkModePreference,
     NetworkTechnology,
     PaymentRequest,
     PerformanceLevel,
@@ -132,7 +140,7 @@ def random_call(rng):
         if rng.random() < 0.05:
             del arguments["permission"]
         return name, arguments
-    if rng.random() < 0.9:
+    if rng.random() < 0.95:
         return name, {"apn_settings": dict(rng.choice(APNS))}
     return name, {"apn_settings": rng.choice(("internet", None, ["internet"]))}
 
@@ -209,12 +217,83 @@ def apply_surroundings(surroundings, values):
         setattr(surroundings, key, value)
 
 
+def random_setup(rng):
+    """Many device fields and surroundings at once: the start of a probe."""
+    device = {}
+    if rng.random() < 0.5:
+        device.update(
+            wifi_enabled=True,
+            wifi_connected=rng.random() < 0.7,
+            wifi_ssid=rng.choice(("HomeNet", None)),
+            wifi_signal_strength=rng.choice(SIGNALS),
+        )
+    if rng.random() < 0.4:
+        device["data_saver_mode"] = True
+    if rng.random() < 0.4:
+        performance = rng.choice(("poor", "excellent", "unknown"))
+        details = {"server_address": "10.8.0.1", "protocol": "WireGuard", "server_performance": performance}
+        device.update(vpn_connected=True, vpn_details=rng.choice((details, details, None)))
+    if rng.random() < 0.3:
+        device["airplane_mode"] = rng.random() < 0.5
+    if rng.random() < 0.3:
+        device["network_mode_preference"] = rng.choice(MODES[:4])
+    if rng.random() < 0.3:
+        device.update(wifi_calling_enabled=rng.random() < 0.5, wifi_calling_mms_over_wifi=rng.random() < 0.5)
+    if rng.random() < 0.2:
+        device["sim_card_status"] = rng.choice(("locked_pin", "locked_puk"))
+    if rng.random() < 0.2:
+        device["active_apn_settings"] = {"apn_name": "internet", "reset_at_reboot": True, "mmsc_url": None}
+    if rng.random() < 0.2:
+        device["data_enabled"] = False
+    if rng.random() < 0.2:
+        device["roaming_enabled"] = True
+    steps = [{"kind": "device", "values": device}, {"kind": "surroundings", "values": random_surroundings(rng)}]
+    if rng.random() < 0.5:
+        steps.append({"kind": "function", "name": "simulate_network_search", "arguments": {}})
+    return steps
+
+
+#: What each probe calls, each on its own fresh copy of the probe's state.
+PROBE_CALLS = (
+    [("tool", name, {}) for name in NO_ARGUMENTS]
+    + [("tool", "set_network_mode_preference", {"mode": mode}) for mode in MODES[:5]]
+    + [
+        ("tool", "check_app_status", {"app_name": "messaging"}),
+        ("tool", "check_app_permissions", {"app_name": "messaging"}),
+        ("tool", "grant_app_permission", {"app_name": "messaging", "permission": "storage"}),
+        ("tool", "grant_app_permission", {"app_name": "messaging", "permission": "sms"}),
+        ("tool", "set_apn_settings", {"apn_settings": {"apn_name": "internet"}}),
+        ("tool", "set_apn_settings", {"apn_settings": {"apn_name": "broken"}}),
+        ("function", "turn_airplane_mode_on", {}),
+        ("function", "turn_airplane_mode_off", {}),
+        ("function", "turn_data_on", {}),
+        ("function", "turn_data_off", {}),
+        ("function", "turn_roaming_on", {}),
+        ("function", "turn_roaming_off", {}),
+        ("function", "turn_data_saver_mode_on", {}),
+        ("function", "turn_data_saver_mode_off", {}),
+        ("function", "break_vpn", {}),
+        ("function", "break_apn_settings", {}),
+        ("function", "break_apn_mms_setting", {}),
+        ("function", "unseat_sim_card", {}),
+        ("function", "set_wifi_calling", {"enabled": True, "mms_over_wifi": True}),
+    ]
+)
+
+
 def apply_device_fields(device, values):
+    enums = {
+        "wifi_signal_strength": SignalStrength,
+        "sim_card_status": SimStatus,
+        "network_mode_preference": NetworkModePreference,
+    }
     for key, value in values.items():
-        if key == "wifi_signal_strength":
-            value = SignalStrength(value)
-        elif key == "sim_card_status":
-            value = SimStatus(value)
+        if key in enums:
+            value = enums[key](value)
+        elif key == "vpn_details" and value is not None:
+            value = VpnDetails(**value)
+        elif key == "active_apn_settings":
+            value = APNSettings(**value)
         setattr(device, key, value)
 
 
@@ -258,14 +337,15 @@ ASSERTIONS = (
 )
 
 
-def sequence(task, seed, steps_after):
+def start(task):
+    """A fresh official environment initialized for the task, and the user-side steps it took."""
     TelecomUserTools.default_vpn_details = VpnDetails(
         server_address="192.168.1.1", protocol="OpenVPN", server_performance=PerformanceLevel.EXCELLENT
     )
     env = get_environment()
     tools = env.user_tools
     steps = []
-    for action in task.initial_state.initialization_actions or []:
+    for action in (task.initial_state.initialization_actions or []) if task is not None else []:
         call = EnvFunctionCall(**action.model_dump())
         before = synced(tools.db.surroundings)
         result = outcome(env.run_env_function_call, call)
@@ -277,29 +357,77 @@ def sequence(task, seed, steps_after):
         else:
             steps.append({"kind": "surroundings", "values": after})
         steps[-1]["hash"] = short_hash(tools)
+    return tools, steps
+
+
+def run_step(tools, step):
+    """Apply a recorded step (without a result) to the official device; the step gets its outcome."""
+    if step["kind"] == "tool":
+        step.update(outcome(tools.use_tool, step["name"], **json.loads(json.dumps(step["arguments"]))))
+    elif step["kind"] == "function":
+        step.update(outcome(getattr(tools, step["name"]), **json.loads(json.dumps(step["arguments"]))))
+    elif step["kind"] == "surroundings":
+        apply_surroundings(tools.db.surroundings, step["values"])
+    else:
+        apply_device_fields(tools.db.device, step["values"])
+    step["hash"] = short_hash(tools)
+    return step
+
+
+def probe(task, seed):
+    """One state (the task's initialization, then many fields set at once), and each probe call's
+    outcome on its own fresh copy of that state (the state is rebuilt for each)."""
+    rng = random.Random(seed)
+    setup = random_setup(rng)
+    tools, steps = start(task)
+    for step in setup:
+        run_step(tools, step)
+    state_assertions = assertions(tools)
+    calls = []
+    for kind, name, arguments in PROBE_CALLS:
+        tools, _ = start(task)
+        for step in setup:
+            run_step(tools, dict(step))
+        calls.append(run_step(tools, {"kind": kind, "name": name, "arguments": arguments}))
+    return {
+        "task_id": task.id if task is not None else None,
+        "seed": seed,
+        "steps": steps + setup,
+        "assertions": state_assertions,
+        "calls": calls,
+    }
+
+
+def sequence(task, seed, steps_after):
+    tools, steps = start(task)
     rng = random.Random(seed)
     for _ in range(steps_after):
         roll = rng.random()
         if roll < 0.75:
             name, arguments = random_call(rng)
             step = {"kind": "tool", "name": name, "arguments": arguments}
-            step.update(outcome(tools.use_tool, name, **json.loads(json.dumps(arguments))))
         elif roll < 0.87:
             name, arguments = random_function(rng)
             step = {"kind": "function", "name": name, "arguments": arguments}
-            step.update(outcome(getattr(tools, name), **json.loads(json.dumps(arguments))))
         elif roll < 0.95:
             step = {"kind": "surroundings", "values": random_surroundings(rng)}
-            apply_surroundings(tools.db.surroundings, step["values"])
         else:
             step = {"kind": "device", "values": random_device_fields(rng)}
-            apply_device_fields(tools.db.device, step["values"])
-        step["hash"] = short_hash(tools)
-        steps.append(step)
-    assertions = []
-    for name, arguments in ASSERTIONS:
-        assertions.append({"name": name, "arguments": arguments, **outcome(getattr(tools, name), **arguments)})
-    return {"task_id": task.id, "seed": seed, "steps": steps, "assertions": assertions, "hash": tools.get_db_hash()}
+        steps.append(run_step(tools, step))
+    return {
+        "task_id": task.id,
+        "seed": seed,
+        "steps": steps,
+        "assertions": assertions(tools),
+        "hash": tools.get_db_hash(),
+    }
+
+
+def assertions(tools):
+    return [
+        {"name": name, "arguments": arguments, **outcome(getattr(tools, name), **arguments)}
+        for name, arguments in ASSERTIONS
+    ]
 
 
 def learn_tools(path):
@@ -317,18 +445,21 @@ def learn_tools(path):
     Path(path).write_text(json.dumps(data, indent=1), encoding="utf-8")
 
 
-def learn_sequences(path, per_task):
+def learn_sequences(path, per_task, probe_every):
     tasks = get_tasks(None)
     sequences = []
     for index, task in enumerate(tasks):
         for trial in range(per_task):
-            sequences.append(sequence(task, seed=index * 100 + trial, steps_after=14))
+            sequences.append(sequence(task, seed=index * 100 + trial, steps_after=20))
+    probes = [probe(task, seed=index * 100 + 99) for index, task in enumerate(tasks) if index % probe_every == 0]
+    # and from the shipped device itself, where more works (the tasks' initializations break it)
+    probes += [probe(None, seed=1_000_000 + index) for index in range(len(tasks) // probe_every)]
     with gzip.open(path, "wt", encoding="utf-8") as handle:
-        json.dump({"tau2": "a2c0247", "sequences": sequences}, handle, separators=(",", ":"))
+        json.dump({"tau2": "a2c0247", "sequences": sequences, "probes": probes}, handle, separators=(",", ":"))
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "tools":
         learn_tools(sys.argv[2])
     else:
-        learn_sequences(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 1)
+        learn_sequences(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))

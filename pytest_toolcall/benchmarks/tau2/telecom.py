@@ -29,6 +29,14 @@ from pytest_toolcall.benchmarks.tau2.models import (
 TODAY = datetime.date(2025, 2, 25)
 
 
+def _find(rows: list[Any], field: str, value: Any, what: str) -> Any:
+    """The first row whose ``field`` is ``value``; none raises ``<what> <value> not found``."""
+    for row in rows:
+        if getattr(row, field) == value:
+            return row
+    raise ValueError(f"{what} {value} not found")
+
+
 def _first_of_next_month(day: datetime.date) -> datetime.date:
     return (day.replace(day=1) + datetime.timedelta(days=32)).replace(day=1)
 
@@ -37,37 +45,22 @@ class TelecomTools:
     def __init__(self, db: TelecomDB) -> None:
         self.db = db
 
-    # --- lookups (each raises when the id is unknown) ----------------------------------------------
+    # --- lookups (each raises when the id is unknown) ---------------------------------------------
 
     def _get_line_by_phone(self, phone_number: str) -> Line:
-        for line in self.db.lines:
-            if line.phone_number == phone_number:
-                return line
-        raise ValueError(f"Line with phone number {phone_number} not found")
+        return _find(self.db.lines, "phone_number", phone_number, "Line with phone number")
 
     def _get_line_by_id(self, line_id: str) -> Line:
-        for line in self.db.lines:
-            if line.line_id == line_id:
-                return line
-        raise ValueError(f"Line with ID {line_id} not found")
+        return _find(self.db.lines, "line_id", line_id, "Line with ID")
 
     def _get_plan_by_id(self, plan_id: str) -> Plan:
-        for plan in self.db.plans:
-            if plan.plan_id == plan_id:
-                return plan
-        raise ValueError(f"Plan with ID {plan_id} not found")
+        return _find(self.db.plans, "plan_id", plan_id, "Plan with ID")
 
     def _get_device_by_id(self, device_id: str) -> Device:
-        for device in self.db.devices:
-            if device.device_id == device_id:
-                return device
-        raise ValueError(f"Device with ID {device_id} not found")
+        return _find(self.db.devices, "device_id", device_id, "Device with ID")
 
     def _get_bill_by_id(self, bill_id: str) -> Bill:
-        for bill in self.db.bills:
-            if bill.bill_id == bill_id:
-                return bill
-        raise ValueError(f"Bill with ID {bill_id} not found")
+        return _find(self.db.bills, "bill_id", bill_id, "Bill with ID")
 
     def _get_target_line(self, customer_id: str, line_id: str) -> Line:
         customer = self.get_customer_by_id(customer_id)
@@ -119,10 +112,7 @@ class TelecomTools:
         raise ValueError(f"Customer with phone number {phone_number} not found")
 
     def get_customer_by_id(self, customer_id: str) -> Customer:
-        for customer in self.db.customers:
-            if customer.customer_id == customer_id:
-                return customer
-        raise ValueError(f"Customer with ID {customer_id} not found")
+        return _find(self.db.customers, "customer_id", customer_id, "Customer with ID")
 
     def get_customer_by_name(self, full_name: str, dob: str) -> list[Customer]:
         return [c for c in self.db.customers if c.full_name.lower() == full_name.lower() and c.date_of_birth == dob]

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.benchmarks.tau2.benchmark import domain_tasks
-from pytest_toolcall.benchmarks.tau2.environment import Environment
+from pytest_toolcall.benchmarks.tau2.dual_control import new_environment
 from pytest_toolcall.benchmarks.tau2.evaluation import evaluate
 from pytest_toolcall.benchmarks.tau2.loop import run_simulation
 from pytest_toolcall.benchmarks.tau2.oracle import oracle_agent_reply, oracle_user_reply
@@ -106,7 +106,7 @@ def test_the_loop_is_the_official_one(tmp_path: Path) -> None:
     expected = learned("telecom-loop")
     sims = load_results(unpack(TELECOM / "results_telecom-loop.json.gz", tmp_path))
     assert len(sims) == 90 and {k["kind"] for k in expected.values()} >= {"gold", "bad_user_call", "two_calls"}
-    user_tools = {name for name in Environment("telecom").user_specs}
+    user_tools = {name for name in new_environment("telecom").user_specs}
     for sim in sims:
         agent, user = Replies(sim.messages, "assistant"), Replies(sim.messages, "user")
         ours = run_simulation("telecom", sim.task, agent, user)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from pytest_toolcall.benchmarks.tau2.dual_control import new_environment
 from pytest_toolcall.benchmarks.tau2.environment import Environment, to_json_str, tool_specs
 from pytest_toolcall.benchmarks.tau2.models import db_hash
 
@@ -46,7 +47,7 @@ def run(env: Environment, step: dict[str, Any], index: int) -> dict[str, Any]:
 @pytest.mark.parametrize("name", sorted(LEARNED))
 def test_answers_and_hash_are_the_official_ones(name: str) -> None:
     learned = LEARNED[name]
-    env = Environment("telecom")
+    env = new_environment("telecom")
     got = [run(env, step, index) for index, step in enumerate(learned["steps"])]
     for step, answer, official in zip(learned["steps"], got, learned["answers"], strict=True):
         assert answer == official, step
@@ -57,7 +58,7 @@ def test_answers_and_hash_are_the_official_ones(name: str) -> None:
 def test_a_new_draft_bill_has_a_random_id_as_officially() -> None:
     """So two environments that each make one never hash alike: the official DB check of such a
     run never matches."""
-    envs = [Environment("telecom") for _ in range(2)]
+    envs = [new_environment("telecom") for _ in range(2)]
     for env in envs:
         env.tools.refuel_data("C1002", "L1005", 1.0)
     assert db_hash(envs[0].tools.db) != db_hash(envs[1].tools.db)
@@ -65,7 +66,7 @@ def test_a_new_draft_bill_has_a_random_id_as_officially() -> None:
 
 def phone_of(number: str) -> Environment:
     """An environment whose phone belongs to the line ``number`` (the tasks' first initialization)."""
-    env = Environment("telecom")
+    env = new_environment("telecom")
     env.set_state(
         {
             "initialization_actions": [
@@ -140,3 +141,9 @@ def test_an_assertion_must_return_a_bool() -> None:
         env.run_assertion(
             {"env_type": "assistant", "func_name": "transfer_to_human_agents", "arguments": {"summary": "x"}}
         )
+
+
+def test_a_dual_control_environment_has_its_phone() -> None:
+    with pytest.raises(ValueError, match="the telecom environment needs a user's device"):
+        Environment("telecom")
+    assert new_environment("airline").device is None

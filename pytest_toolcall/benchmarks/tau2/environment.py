@@ -2,7 +2,8 @@
 them, the replay of a trajectory onto a fresh database, and the database hash.
 
 Telecom is dual control: besides the agent's database there is the user's phone (``UserDevice``,
-``telecom_device.py``), which the user simulator acts on with tools of its own. A call goes to the
+``telecom_device.py``, handed in by ``dual_control.new_environment``), which the user simulator
+acts on with tools of its own. A call goes to the
 side of its ``requestor``; after every successful call, every initialization function and every
 replay, the environment syncs the two sides as the official ``TelecomEnvironment.sync_tools``: the
 phone learns from the line whether it is active, may roam, is over its data limit, and whether a
@@ -157,21 +158,16 @@ def _toolkit(domain: str, db: BaseModel) -> Any:
     raise ValueError(f"no environment for the {domain} domain")
 
 
-def _device(domain: str) -> Any:
-    if domain not in DUAL_CONTROL:
-        return None
-    from pytest_toolcall.benchmarks.tau2.telecom_device import UserDevice
-
-    return UserDevice()
-
-
 class Environment:
-    def __init__(self, domain: str) -> None:
+    def __init__(self, domain: str, device: Any = None) -> None:
+        """``device``: the user's phone of a dual-control domain (``dual_control.Phone``)."""
+        if (device is None) != (domain not in DUAL_CONTROL):
+            raise ValueError(f"the {domain} environment {'needs' if device is None else 'has no'} a user's device")
         self.domain = domain
         self.specs = tool_specs(domain)
         self.tools = _toolkit(domain, fresh_db(domain))
-        self.device = _device(domain)  # the user's phone (dual control), else None
-        self.user_specs = tool_specs(f"{domain}_user") if self.device is not None else {}
+        self.device = device
+        self.user_specs = tool_specs(f"{domain}_user") if device is not None else {}
         self.sync()
 
     def has_tool(self, name: str) -> bool:
@@ -248,10 +244,7 @@ class Environment:
             customer = self.tools.get_customer_by_phone(phone_number)
             awaiting = self.tools._get_bills_awaiting_payment(customer)
             if awaiting:
-                from pytest_toolcall.benchmarks.tau2.telecom_device import PaymentRequest
-
-                bill = awaiting[0]
-                surroundings.payment_request = PaymentRequest(bill_id=bill.bill_id, amount_due=bill.total_due)
+                surroundings.payment_request = device.request_payment(awaiting[0].bill_id, awaiting[0].total_due)
 
     def run_function(self, function: dict[str, Any]) -> Any:
         """An ``EnvFunctionCall`` of a task (initialization action or assertion) on the side its

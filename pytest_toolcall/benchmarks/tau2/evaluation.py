@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_toolcall.benchmarks.tau2.environment import Environment
+from pytest_toolcall.benchmarks.tau2.dual_control import new_environment
 
 STOPS = ("user_stop", "agent_stop")
 TERMINATION_REASONS = (
@@ -107,9 +107,9 @@ def _environment(
         checks["db_match"] = True
         return {}
     initial_state = task.get("initial_state") or {}
-    predicted = Environment(domain)
+    predicted = new_environment(domain)
     predicted.set_state(initial_state, messages, strict=strict)
-    gold = Environment(domain)
+    gold = new_environment(domain)
     gold.set_state(initial_state, initial_state.get("message_history") or [], strict=strict)
     for action in actions or []:
         try:  # without the sync, as officially (so telecom's gold phone may lag behind its line)

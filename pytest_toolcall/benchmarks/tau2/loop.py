@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_toolcall.benchmarks.tau2.environment import Environment
+from pytest_toolcall.benchmarks.tau2.dual_control import new_environment
 from pytest_toolcall.benchmarks.tau2.prompts import GREETING, agent_system_prompt, is_user_stop, user_system_prompt
 from pytest_toolcall.core.types import RequestError
 
@@ -81,7 +81,7 @@ def run_simulation(
     max_steps: int = MAX_STEPS,
     max_errors: int = MAX_ERRORS,
 ) -> Simulation:
-    env = Environment(domain)
+    env = new_environment(domain)
     initial_state = task.get("initial_state") or {}
     if initial_state.get("message_history"):
         raise ValueError(f"task {task.get('id')}: a task that starts with a message history is not supported")

@@ -148,6 +148,44 @@ def replay_probe(probe: dict[str, Any]) -> list[str]:
     return differences
 
 
+def test_the_interface_the_environment_uses() -> None:
+    first, second = UserDevice(), UserDevice()
+    assert first.db_hash() == second.db_hash()
+    assert first.call("toggle_airplane_mode", {}).startswith("Airplane Mode is now ON.\nStatus Bar: ")
+    assert first.db_hash() != second.db_hash()  # each device has its own copy of the shipped DB
+    assert (
+        second.call("check_status_bar", {})
+        == "Status Bar: \U0001f4f6\u00b3 Good | 5G | \U0001f4f1 Data Enabled | \U0001f50b 80%"
+    )
+    assert outcome(second.call, name="remove_app_permission", arguments={"app_name": "messaging"}) == {
+        "error": "ValueError",
+        "message": "Tool 'remove_app_permission' not found.",
+    }
+    assert outcome(second.call, name="toggle_data", arguments={"on": True}) == {
+        "error": "TypeError",
+        "message": "TelecomUserTools.toggle_data() got an unexpected keyword argument 'on'",
+    }
+    assert outcome(second.run_function, name="db", arguments={}) == {
+        "error": "AttributeError",
+        "message": "'TelecomUserTools' object has no attribute 'db'",
+    }
+    assert second.run_function("remove_app_permission", {"app_name": "messaging", "permission": "sms"}) == (
+        True,
+        "Permission 'sms' removed from app 'messaging'.",
+    )
+    assert second.run_function("assert_can_send_mms", {"expected_status": False}) is True
+    # the sync's side: a payment request (its amount validated to a float), paid by the user
+    assert second.call("make_payment", {}) == "You do not have a payment request."
+    second.surroundings.payment_request = PaymentRequest(bill_id="B1002", amount_due=45)
+    assert second.call("check_payment_request", {}) == "You have a payment request for bill B1002 of 45.0 USD."
+    assert second.call("make_payment", {}) == "Payment of 45.0 USD has been made for bill B1002."
+    assert second.surroundings.payment_request.paid is True
+    second.surroundings.line_active = False  # a suspended line: no service after the next search
+    assert second.call("reboot_device", {}).startswith(
+        "Restarting network services...\nStatus Bar: \U0001f4f5 No Signal"
+    )
+
+
 def test_the_learned_sequences_reach_every_tool_function_and_error_kind() -> None:
     sequences = learned()
     tasks = json.loads((DATA / "telecom" / "tasks.json").read_text(encoding="utf-8"))
@@ -212,3 +250,44 @@ def test_the_device_gives_the_official_outcome_of_every_probe_call(part: int) ->
     assert not failing, f"{len(failing)} of {len(probes)} probes differ: " + json.dumps(
         dict(list(failing.items())[:3]), indent=1, ensure_ascii=False
     )
+
+
+def test_the_user_tool_calls_of_the_learned_simulations_answer_as_officially() -> None:
+    """Each of the 788 learned dual-control simulations (``results_telecom.json.gz``): the task's
+    initialization, then every user tool call in order on the device, must answer what the official
+    environment answered in the file. The agent's calls (refuel data, enable roaming, resume the
+    line, send a payment request) change the surroundings through the official sync, which needs
+    the agent's database: what the sync left after each call is data here (``device_syncs``,
+    learned by replaying the same trajectories on the official environment), set on the device
+    where the official sync changed it. The user DB hash at the end must be the official one."""
+    results = json.loads(gzip.decompress((TELECOM / "results_telecom.json.gz").read_bytes()))
+    syncs = json.loads(gzip.decompress((TELECOM / "device_syncs.json.gz").read_bytes()))
+    assert syncs["tau2"] == "a2c0247"
+    assert {sim["id"] for sim in results["simulations"]} == set(syncs["simulations"])
+    failing, user_calls = {}, Counter[str]()
+    for sim in results["simulations"]:
+        sync = syncs["simulations"][sim["id"]]
+        device, differences = UserDevice(), []
+        for index, step in enumerate(syncs["starts"][sim["task_id"]]):
+            differences += run_step(device, step, f"initialization step {index}")
+        calls = [call for message in sim["messages"] for call in message.get("tool_calls") or []]
+        answers = [message for message in sim["messages"] if message["role"] == "tool"]
+        for index, (call, answer) in enumerate(zip(calls, answers, strict=True)):
+            if call["requestor"] == "user":
+                user_calls[sim["id"].rsplit("-", 1)[1]] += 1
+                try:
+                    content, error = device.call(call["name"], copy.deepcopy(call["arguments"])), False
+                except Exception as exc:  # answered as the official environment answers
+                    content, error = f"Error: {exc}", True
+                if (content, error) != (answer["content"], answer["error"]):
+                    differences.append(f"call {index} {call['name']}: {content!r} != {answer['content']!r}")
+            if str(index) in sync["after"]:
+                set_surroundings(device, sync["after"][str(index)])
+        if device.db_hash() != sync["hash"]:
+            differences.append("the final user DB hash differs")
+        if differences:
+            failing[sim["id"]] = differences
+    assert not failing, f"{len(failing)} simulations differ: " + json.dumps(
+        dict(list(failing.items())[:3]), indent=1, ensure_ascii=False
+    )
+    assert user_calls["gold"] == 393 and sum(user_calls.values()) == 1971

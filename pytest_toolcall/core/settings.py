@@ -53,6 +53,19 @@ OPTIONS = (
     Option("base-url", "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)", env="OPENAI_BASE_URL", metavar="URL"),
     Option("api-key-env", "environment variable holding the API key", default="OPENAI_API_KEY", metavar="NAME"),
     Option(
+        "user-model",
+        "user simulator of the agent dialogues (ACEBench agent_multi_turn, τ²-bench; default: none, those items "
+        "are skipped; 'oracle' plays the user from the reference)",
+        metavar="NAME",
+        names_model=True,
+    ),
+    Option("user-base-url", "endpoint of the user simulator (default: the model's endpoint)", metavar="URL"),
+    Option(
+        "user-api-key-env",
+        "environment variable holding the user simulator's key (default: the model's)",
+        metavar="NAME",
+    ),
+    Option(
         "bench",
         "benchmarks to run, comma-separated, or 'all' (default: acebench when --toolcall-model is typed with no "
         "path; with paths or a model from the ini file, only the benchmarks named here)",
@@ -297,7 +310,9 @@ class Settings:
             budget=_budget(raw["budget"], raw["price"]),
             raw=raw,
             other_models=tuple(
-                name for owner, o in options if o.names_model and owner in benches and (name := raw[o.name])
+                name
+                for owner, o in options
+                if o.names_model and (owner is None or owner in benches) and (name := raw[o.name])
             ),
             shard=parse_shard(raw["shard"]),
             cache_max_age=parse_duration("cache-max-age", raw["cache-max-age"]),

@@ -273,3 +273,14 @@ def test_setup_plan_asks_the_model_nothing(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["*SETUP    F toolcall_unit*", "incomplete: 5 of 5 selected item(s) did not run"])
     run = json.loads((pytester.path / "report.json").read_text())["run"]
     assert (run["selected"], run["not_run"]) == (5, 5)
+
+
+@pytest.mark.parametrize("bench", ["acebench", "tau2"])
+def test_the_user_simulator_is_a_run_option_every_dialogue_benchmark_reaches(bench: str) -> None:
+    from pytest_toolcall.core.settings import Settings
+
+    settings = Settings.from_raw({"model": "oracle", "user-model": "sim-model"}, benches=(bench,))
+    # a model reached over the network, whichever benchmark runs the dialogues
+    assert settings.other_models == ("sim-model",)
+    assert settings.sends_requests
+    assert Settings.from_raw({"model": "oracle", "user-model": "oracle"}, benches=(bench,)).sends_requests is False

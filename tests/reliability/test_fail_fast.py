@@ -188,3 +188,33 @@ def test_an_unreachable_endpoint_stops_the_run(
     samples = load_report(pytester.path / "report.json")["samples"]
     assert all(reason in (s.get("error") or s.get("reason") or "") for s in samples if s["outcome"] == "error")
     assert len(result.stdout.str()) < 20_000  # not a page per item
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("failure", ["tls", "dns"])
+def test_a_name_that_does_not_resolve_or_a_failed_handshake_stops_the_run(
+    pytester: pytest.Pytester,
+    data: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    serve: Callable[[Reply], ChatServer],
+    failure: str,
+) -> None:
+    """The other two ways connecting fails: ``https://`` to a server that speaks plain HTTP (the
+    handshake fails), and a host under ``.invalid`` (a name reserved never to resolve)."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    if failure == "tls":
+        server = serve(Reply(content="never read"))
+        base_url, host = server.base_url.replace("http://", "https://"), f"127.0.0.1:{server.port}"
+        cause = "TLS failed"
+    else:
+        base_url, host, cause = "http://no-such-endpoint.invalid:8000/v1", "no-such-endpoint.invalid:8000", "resolve"
+    result = pytester.runpytest(
+        *general_fc_args(base_url, data, f"--toolcall-concurrency={CONCURRENCY}"),
+        "--toolcall-max-retries=3",
+    )
+    outcomes = result.parseoutcomes()
+    assert 1 <= outcomes.get("errors", 0) <= CONCURRENCY and outcomes["errors"] + outcomes["skipped"] == ITEMS
+    lines = [text for text in result.stdout.lines if text.startswith("toolcall: cannot connect")]
+    assert len(lines) == 1, result.stdout.str()[-3000:]
+    assert f"cannot connect to {host}: " in lines[0] and cause in lines[0], lines[0]
+    assert "check --toolcall-base-url" in lines[0]

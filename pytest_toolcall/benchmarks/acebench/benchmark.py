@@ -71,19 +71,6 @@ class ACEBench(Benchmark):
             metavar="DIR",
         ),
         Option(
-            "user-model",
-            "user simulator for ACEBench agent_multi_turn (default: none, those items are skipped; "
-            "with --toolcall-model oracle the oracle plays the user)",
-            metavar="NAME",
-            names_model=True,
-        ),
-        Option("user-base-url", "endpoint of the user simulator (default: the model's endpoint)", metavar="URL"),
-        Option(
-            "user-api-key-env",
-            "environment variable holding the user simulator's key (default: the model's)",
-            metavar="NAME",
-        ),
-        Option(
             "step-prompt-lang",
             "prompt language of agent_multi_step: 'sample' (the sample's) or 'zh' (what the "
             "official API runner sends for both languages)",

@@ -102,11 +102,9 @@ class Tau2(Benchmark):
         for path in self.results_files:
             if not path.is_file():
                 raise usage_error("tau2-results", f"{path} is not a file")
-        # The user simulator is the one ACEBench's agent dialogues use (--toolcall-user-*).
-        raw = settings.raw
-        self.user_model = raw.get("user-model") or None
-        self.user_base_url = raw.get("user-base-url") or settings.base_url
-        self.user_api_key_env = raw.get("user-api-key-env") or settings.api_key_env
+        self.user_model = option("user-model") or None
+        self.user_base_url = option("user-base-url") or settings.base_url
+        self.user_api_key_env = option("user-api-key-env") or settings.api_key_env
         self.judge_model = option("judge-model") or None
         self.judge_base_url = option("judge-base-url") or settings.base_url
         self.judge_api_key_env = option("judge-api-key-env") or settings.api_key_env

@@ -4,9 +4,10 @@
 code: for every telecom task, its initialization as the official environment runs it, then a
 seeded random sequence of user tool calls (right and wrong arguments), initialization functions
 and changes of the surroundings, each step with its official result or exception and the official
-user-DB hash after it, and every assertion function's result at the end. Replaying each sequence
-on ``UserDevice`` must give the same results, the same exceptions (type and text) and the same
-hashes. The gold dual-control simulations of ``results_telecom.json.gz`` are replayed too.
+user-DB hash after it, and every assertion function's result at the end; and probes: states with
+many fields set at once, each probe call on its own copy. Replaying them on ``UserDevice`` must
+give the same results, the same exceptions (type and text) and the same hashes. The user tool calls
+of the 788 learned dual-control simulations (``results_telecom.json.gz``) are replayed too.
 """
 
 from __future__ import annotations
@@ -225,31 +226,27 @@ def test_every_user_tool_has_the_official_parameters() -> None:
         assert spec.mutates_state == (spec.tool_type == "write"), name
 
 
-@pytest.mark.parametrize("part", range(4))
-def test_the_device_replays_the_official_sequences(part: int) -> None:
-    sequences = learned()[part::4]
+def assert_all_agree(records: list[dict[str, Any]], replay_one: Any, what: str) -> None:
     failing = {}
-    for sequence in sequences:
-        differences = replay(sequence)
+    for record in records:
+        differences = replay_one(record)
         if differences:
-            failing[f"{sequence['task_id']} (seed {sequence['seed']})"] = differences
-    assert not failing, f"{len(failing)} of {len(sequences)} sequences differ: " + json.dumps(
+            failing[f"{record['task_id']} (seed {record['seed']})"] = differences
+    assert not failing, f"{len(failing)} of {len(records)} {what} differ: " + json.dumps(
         dict(list(failing.items())[:3]), indent=1, ensure_ascii=False
     )
+
+
+@pytest.mark.parametrize("part", range(4))
+def test_the_device_replays_the_official_sequences(part: int) -> None:
+    assert_all_agree(learned()[part::4], replay, "sequences")
 
 
 @pytest.mark.parametrize("part", range(2))
 def test_the_device_gives_the_official_outcome_of_every_probe_call(part: int) -> None:
     probes = learned_data()["probes"][part::2]
     assert len(probes) > 100
-    failing = {}
-    for probe in probes:
-        differences = replay_probe(probe)
-        if differences:
-            failing[f"{probe['task_id']} (seed {probe['seed']})"] = differences
-    assert not failing, f"{len(failing)} of {len(probes)} probes differ: " + json.dumps(
-        dict(list(failing.items())[:3]), indent=1, ensure_ascii=False
-    )
+    assert_all_agree(probes, replay_probe, "probes")
 
 
 def test_the_user_tool_calls_of_the_learned_simulations_answer_as_officially() -> None:

@@ -193,6 +193,9 @@ def _gate(args: argparse.Namespace) -> int:
             f"--fail-on-regression: {args.report} holds no comparison with a baseline: give --baseline=REPORT.json"
         )
     result = _result(args, document, compare=alpha is not None)
+    problem = gate.threshold_problem(thresholds, result.benchmarks)
+    if problem is not None:
+        raise CliError(f"--fail-under: {args.report}: {problem}")
     verdict = gate.decide(result, options)
     print(verdict.line)
     return 1 if gate.exit_failed(verdict, result) else 0

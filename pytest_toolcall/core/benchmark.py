@@ -18,7 +18,7 @@ Data flows one way: sample -> ``plan`` (requests) -> responses -> ``score`` (ver
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 
@@ -276,6 +276,22 @@ class Benchmark(ABC):
         first = plan.requests[0]
         return {"request": {"messages": first.messages, "tools": first.tools or []}}
 
+    def read_inputs(self) -> None:
+        """Read and check what a run needs besides the data and the options' text (general_fc's
+        ``--toolcall-reference`` report); raise ``pytest.UsageError`` for one that cannot be used.
+        Called once per process at the start of a run, before any request; never when
+        ``pytest-toolcall merge|gate|html`` rebuild the benchmark from a report's options, whose
+        metrics must come from its samples alone. Default: nothing to read."""
+        return None
+
+    def check_selected(self, units: Iterable[Unit]) -> None:
+        """This benchmark's units that the run selected (after ``-k``, ``-m``, ``--lf``,
+        ``--toolcall-limit``, the shard), before any of them is asked: raise ``pytest.UsageError``
+        when an input does not fit them (a reference report that lacks some). Iterate them only when
+        there is something to check: the xdist controller looks them up in the data as they are
+        iterated. Default: anything fits."""
+        return None
+
     def load_file(self, path: Path, name: str) -> Loaded:
         """The units of one of the users' files (``file_suffixes``), each with ``file=name`` (the
         file's node id), or its problems; called while pytest collects that file."""
@@ -373,6 +389,12 @@ class Benchmark(ABC):
             known = ", ".join(f"{cls.name}.{m}" for m in cls.gate_metrics) or f"{cls.name}.overall"
             raise ValueError(f"unknown {cls.name} metric {name!r}; use {known}")
         return True
+
+    def gate_metric_problem(self, name: str) -> str | None:
+        """Why a metric name this benchmark claims names nothing this run (or report) measures, when
+        only its options tell (general_fc's ``agreement`` without a reference): a threshold on it is
+        then a usage error, like an unknown name. Default: None (every claimed name can be measured)."""
+        return None
 
     @classmethod
     def gate_values(cls, name: str, metrics: dict[str, dict[str, Any]]) -> list[tuple[str, float | None]]:

@@ -19,7 +19,7 @@ both hand it a ``RunResult`` (``results/run_result.py``) and the gate's options,
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -64,6 +64,17 @@ def parse_thresholds(text: str, benchmarks: Iterable[type[Benchmark]] | None = N
     if not thresholds:
         raise ValueError("no threshold given")
     return thresholds
+
+
+def threshold_problem(thresholds: Iterable[Threshold], benchmarks: Mapping[str, Benchmark]) -> str | None:
+    """Why a threshold names a metric that its benchmark, as configured for this run or report, cannot
+    measure (``Benchmark.gate_metric_problem``); None when every one can."""
+    for threshold in thresholds:
+        owner = benchmarks.get(threshold.benchmark.name)
+        problem = owner.gate_metric_problem(threshold.metric) if owner is not None else None
+        if problem is not None:
+            return problem
+    return None
 
 
 LOWER = "lower 95% bound"

@@ -88,6 +88,8 @@ class Collection:
                 items[:] = kept
             chosen = shards.Selection(chosen.count, chosen.digest, f"{shard[0]}/{shard[1]}", plan)
         run.selection = chosen
+        if not run.is_worker:  # (the xdist controller checks what its workers collected)
+            run.check_selected(lambda: (unit for item in items if (unit := collect.unit_of(item)) is not None))
         worker_output = compat.worker_output(run.config)
         if worker_output is not None:
             worker_output[shards.WORKER_OUTPUT] = chosen.as_dict()

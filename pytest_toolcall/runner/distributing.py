@@ -36,7 +36,12 @@ class XdistController:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
-        self.run.collector.select(ids)
+        run = self.run
+        if not run.collector.selected:
+            # Before anything is scheduled; every worker collected the same items (xdist checks), so the
+            # first is enough. A usage error here ends the session like one raised at collection.
+            run.check_selected(lambda: (unit for nodeid in ids if (unit := run.catalog.unit(nodeid)) is not None))
+        run.collector.select(ids)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:

@@ -40,6 +40,8 @@ class RunEnd:
         return (yield)
 
     def finish(self, session: pytest.Session) -> None:
+        if session.exitstatus == pytest.ExitCode.USAGE_ERROR:
+            return  # stopped at collection (a reference that does not fit...): nothing ran, nothing to write
         run = self.run
         interrupted = session.exitstatus == pytest.ExitCode.INTERRUPTED
         run.catalog  # the data, for what aggregates need of it (the xdist controller loads it here)  # noqa: B018

@@ -1,18 +1,19 @@
 """The state one run's plugin objects share (``Run``, in the config's stash under ``RUN``), and the
-checks made when a run starts, before any request: outputs writable, API keys set, baseline readable."""
+checks made when a run starts, before any request: outputs writable, API keys set, baseline readable,
+the benchmarks' own inputs read (``Benchmark.read_inputs``)."""
 
 from __future__ import annotations
 
 import datetime
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_toolcall.core import registry
-from pytest_toolcall.core.benchmark import Benchmark, OtherModel
+from pytest_toolcall.core.benchmark import Benchmark, OtherModel, Unit
 from pytest_toolcall.core.settings import ORACLE, Settings, redact_url, usage_error
 from pytest_toolcall.results import gate, report
 from pytest_toolcall.results.baseline import BaselineError, load_baseline
@@ -60,6 +61,11 @@ class Run:
         own_files = [n for n, cls in classes.items() if cls.file_suffixes and n not in settings.benches]
         names = [*settings.benches, *own_files]
         benchmarks = {name: classes[name](settings) for name in names}
+        problem = gate.threshold_problem(self.gate.thresholds, benchmarks)
+        if problem is not None:
+            raise pytest.UsageError(f"--toolcall-fail-under: {problem}")
+        for benchmark in benchmarks.values():  # (in every process: workers score with what is read)
+            benchmark.read_inputs()
         if not self.is_worker and not config.option.collectonly:  # collecting sends nothing
             check_api_keys(settings, benchmarks.values())
         self.requested = selection.take_nodeid_arguments(config)
@@ -80,6 +86,13 @@ class Run:
         self.selection: shards.Selection | None = None
         #: Node ids of the session's other tests (and collectors) that failed: a gate never passes them.
         self.ordinary_failures: set[str] = set()
+
+    def check_selected(self, units: Callable[[], Iterable[Unit]]) -> None:
+        """Hand each benchmark the selected units that are its own (``Benchmark.check_selected``); a
+        usage error stops the run before any item is asked. ``units`` makes them on demand: the xdist
+        controller looks them up in the data, which only a benchmark that checks them pays for."""
+        for name, benchmark in self.benchmarks.items():
+            benchmark.check_selected(unit for unit in units() if unit.benchmark == name)
 
     def add_store_losses(self, count: int, problem: str) -> None:
         self.store_lost = [self.store_lost[0] + count, self.store_lost[1] or problem]

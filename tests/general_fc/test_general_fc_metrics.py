@@ -1,4 +1,4 @@
-"""general_fc aggregates (K2-Vendor-Verifier's metric table) and trigger agreement against a reference run."""
+"""general_fc aggregates (K2-Vendor-Verifier's metric table) and agreement with a reference run."""
 
 from __future__ import annotations
 
@@ -6,7 +6,12 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.benchmarks.general_fc.metrics import general_fc_metrics, record_key, trigger_agreement
+from pytest_toolcall.benchmarks.general_fc.metrics import (
+    agreement_fields,
+    general_fc_metrics,
+    record_key,
+    reference_decisions,
+)
 
 
 def rec(
@@ -152,68 +157,97 @@ def test_validation_failure_histogram_adds_up() -> None:
     )
 
 
-# ---- trigger agreement --------------------------------------------------------------------------
+# ---- agreement with a reference run ------------------------------------------------------------
 
 
-def run_records(preds: dict[int, bool], stem: str = "calls", **fields: Any) -> list[dict[str, Any]]:
-    return [
-        rec(True, "tool_calls" if pred else "stop", True if pred else None, stem=stem, index=i, **fields)
-        for i, pred in preds.items()
+def sample(pred: bool, index: int, stem: str = "calls", outcome: str = "passed", **fields: Any) -> dict[str, Any]:
+    """A general_fc sample of a report: its decision, its line, and whatever else is given."""
+    finish = None if outcome == "error" else "tool_calls" if pred else "stop"
+    return rec(True, finish, True if pred else None, outcome, benchmark="general_fc", stem=stem, index=index, **fields)
+
+
+def against(reference: dict[int, bool | None], preds: dict[int, bool]) -> list[dict[str, Any]]:
+    """This run's records (``preds``), each with the reference's decision on its line, as ``load`` sets it."""
+    return [sample(pred, i, reference_calls=reference[i]) for i, pred in preds.items()]
+
+
+def wilson_by_hand(k: int, n: int) -> tuple[float, float]:
+    """Wilson's score interval written out: (p + z²/2n ± z·√(p(1-p)/n + z²/4n²)) / (1 + z²/n), z = 1.96."""
+    z, p = 1.96, k / n
+    centre, half, shrink = p + z * z / (2 * n), z * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5, 1 + z * z / n
+    return (centre - half) / shrink, (centre + half) / shrink
+
+
+def test_reference_decisions_per_line() -> None:
+    reference = [
+        sample(True, 0),
+        sample(False, 1),
+        sample(True, 2, outcome="error"),  # no answer: no decision, but the line is in the reference
+        *(sample(p, 3, repeat=k) for k, p in enumerate((True, False, False), 1)),  # majority: no call
+        *(sample(p, 4, repeat=k) for k, p in enumerate((True, False), 1)),  # a tie counts as a call
+        sample(False, 0, stem="other"),
+        {**sample(True, 5), "benchmark": "acebench"},  # not a general_fc sample
+        {**sample(True, 6), "stem": None},  # no line to pair by, whatever its node id says
     ]
+    assert reference_decisions(reference) == {
+        ("calls", 0): True,
+        ("calls", 1): False,
+        ("calls", 2): None,
+        ("calls", 3): False,
+        ("calls", 4): True,
+        ("other", 0): False,
+    }
 
 
-def test_agreement_counts_and_scores() -> None:
-    here = run_records({0: True, 1: True, 2: False, 3: False, 4: True, 5: True})
-    reference = run_records({0: True, 1: False, 2: True, 3: False, 4: True, 9: True})
-    agreement = trigger_agreement(here, reference)
-    assert agreement == {
+def test_agreement_counts_confusion_and_wilson_interval() -> None:
+    reference = {0: True, 1: False, 2: True, 3: False, 4: True, 5: None}
+    fields = agreement_fields(against(reference, {0: True, 1: True, 2: False, 3: False, 4: True, 5: True}))
+    assert fields["reference_agreement"] == {
         "paired": 5,
-        "only_here": 1,
-        "only_in_reference": 1,
-        "duplicates": 0,
+        "unpaired": 1,  # line 5: the reference's request got no answer
         "TP": 2,
         "FP": 1,
         "FN": 1,
         "TN": 1,
-        "agreement": 3 / 5,
         "tool_call_precision": 2 / 3,
         "tool_call_recall": 2 / 3,
         "tool_call_f1": pytest.approx(2 / 3),
     }
+    assert fields["agreement"] == 3 / 5 == fields["agreement_official"]
+    assert fields["agreement_ci95"] == pytest.approx(wilson_by_hand(3, 5))
+    assert wilson_by_hand(3, 5) == pytest.approx((0.2307, 0.8824), abs=1e-4)
 
 
-def test_agreement_pairs_by_stem_and_index_not_order() -> None:
-    here = run_records({0: True, 1: False}, stem="a") + run_records({0: False}, stem="b")
-    reference = list(reversed(run_records({0: True, 1: False}, stem="a") + run_records({0: True}, stem="b")))
-    agreement = trigger_agreement(here, reference)
-    assert (agreement["paired"], agreement["TP"], agreement["TN"], agreement["FN"]) == (3, 1, 1, 1)
+def test_agreement_official_counts_a_failed_request_as_no_call() -> None:
+    records = [
+        *against({0: True, 1: False}, {0: True, 1: True}),
+        sample(False, 2, outcome="error", reference_calls=False),  # no call, as the reference: agrees
+        sample(False, 3, outcome="error", reference_calls=True),  # disagrees
+        sample(False, 4, outcome="error", reference_calls=None),  # nothing to compare with
+    ]
+    fields = agreement_fields(records)
+    assert (fields["agreement"], fields["agreement_official"]) == (1 / 2, 2 / 4)
+    assert fields["reference_agreement"]["paired"] == 2
 
 
-def test_agreement_pairs_by_record_fields_never_by_node_id() -> None:
-    """Identity travels as data: a record without stem and index is never paired, whatever its
-    node id says."""
-    here = [rec(True, "tool_calls", True, nodeid="toolcall::general_fc[k2vv/3]", stem="k2vv", index=3)]
-    reference = [rec(True, "tool_calls", True, nodeid="toolcall::general_fc[k2vv/3]", index=None)]
-    assert record_key(here[0]) == ("k2vv", 3)
-    assert record_key(reference[0]) is None
-    assert trigger_agreement(here, reference)["paired"] == 0
+def test_agreement_interval_under_repeats_takes_each_line_as_a_unit() -> None:
+    """Each line agrees in one attempt of two: every resample of lines has the mean 0.5, so the
+    interval is [0.5, 0.5]; over 12 independent attempts Wilson would be wide."""
+    records = [
+        sample(pred, i, repeat=k, reference_calls=True) for i in range(6) for k, pred in enumerate((True, False), 1)
+    ]
+    fields = agreement_fields(records)
+    assert fields["agreement"] == 0.5
+    assert fields["agreement_ci95"] == [0.5, 0.5]
 
 
-def test_agreement_ignores_unscored_and_foreign_records() -> None:
-    here = [*run_records({0: True, 1: True}), rec(True, None, outcome="error", stem="calls", index=2)]
-    reference = [*run_records({0: True, 2: True}), rec(True, None, outcome="error", stem="calls", index=1)]
-    reference.append(rec(True, "tool_calls", nodeid="toolcall::acebench[en/normal_atom_bool_1]"))
-    agreement = trigger_agreement(here, reference)
-    assert (agreement["paired"], agreement["only_here"], agreement["only_in_reference"]) == (1, 1, 1)
+def test_agreement_with_nothing_paired_is_not_measured() -> None:
+    fields = agreement_fields(against({0: None}, {0: True}))
+    assert fields["agreement"] is fields["agreement_ci95"] is fields["agreement_official"] is None
+    assert fields["reference_agreement"]["paired"] == 0 and fields["reference_agreement"]["unpaired"] == 1
+    assert fields["reference_agreement"]["tool_call_f1"] is None
 
 
-def test_agreement_counts_duplicates_last_wins() -> None:
-    here = run_records({0: True}) + run_records({0: False})
-    agreement = trigger_agreement(here, run_records({0: False}))
-    assert (agreement["duplicates"], agreement["TN"], agreement["paired"]) == (1, 1, 1)
-
-
-def test_agreement_with_nothing_paired_is_zero() -> None:
-    agreement = trigger_agreement(run_records({0: True}), [])
-    assert agreement["paired"] == 0
-    assert agreement["agreement"] == agreement["tool_call_f1"] == 0.0
+def test_record_key_needs_stem_and_index() -> None:
+    assert record_key(sample(True, 3, stem="k2vv")) == ("k2vv", 3)
+    assert record_key({**sample(True, 3), "index": None}) is None

@@ -145,12 +145,27 @@ def test_failure_messages(pytester: pytest.Pytester, args: list[str]) -> None:
 
 
 @pytest.mark.slow
-def test_reference_agreement(pytester: pytest.Pytester, args: list[str]) -> None:
-    pytester.runpytest(*args, "--toolcall-report=official.json")
-    result = pytester.runpytest(*args, "--toolcall-report=report.json", "--toolcall-reference=official.json")
-    agreement = report(pytester)["metrics"]["general_fc"]["reference_agreement"]
-    assert (agreement["paired"], agreement["tool_call_f1"], agreement["agreement"]) == (14, 1.0, 1.0)
+@pytest.mark.parametrize("dist", [[], ["-n", "0"], ["-n", "2"]], ids=["no-xdist", "n0", "n2"])
+def test_reference_agreement(pytester: pytest.Pytester, args: list[str], dist: list[str]) -> None:
+    """Against the oracle's run of the same file (it calls a tool exactly when the label says so),
+    agreement is the share of decisions that match the label: the confusion of the block itself."""
+    oracle = [a for a in args if not a.startswith(("--toolcall-model", "--toolcall-base-url"))]
+    pytester.runpytest("--toolcall-model=oracle", *oracle, "--toolcall-report=official.json").assert_outcomes(passed=15)
+    result = pytester.runpytest(*args, "--toolcall-report=report.json", "--toolcall-reference=official.json", *dist)
+    result.assert_outcomes(passed=4, failed=10, errors=1)
+    block = report(pytester)["metrics"]["general_fc"]
+    agreement = block["reference_agreement"]
+    assert {k: agreement[k] for k in ("TP", "FP", "FN", "TN")} == {k: EXPECTED[k] for k in ("TP", "FP", "FN", "TN")}
+    assert (agreement["paired"], agreement["unpaired"], block["agreement"]) == (14, 0, 11 / 14)
+    assert block["agreement_official"] == 11 / 15  # the failed request counts as no call; the oracle called
     assert "vs reference: agreement" in result.stdout.str()
+    samples = report(pytester)["samples"]
+    for s in samples:
+        if s["outcome"] == "error":
+            assert "agrees" not in s and s["reference_calls"] is True
+        else:
+            assert s["agrees"] is ((s["finish_reason"] == "tool_calls") == s["should_call_tool"]), s
+    assert sum(s.get("agrees") is True for s in samples) == 11
 
 
 @pytest.mark.slow

@@ -3,6 +3,7 @@ calling with its messages and tools exactly as in the file."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from pytest_toolcall.core.types import ChatRequest
 
 #: The set shipped in the package: 511 labelled requests from MoonshotAI's K2-Vendor-Verifier samples.
 SHIPPED_SET = Path(__file__).with_name("data") / "k2vv_zh_511.jsonl"
-METRIC_NAMES = ("tool_call_f1", "tool_call_precision", "tool_call_recall", "schema_accuracy")
+METRIC_NAMES = ("tool_call_f1", "tool_call_precision", "tool_call_recall", "schema_accuracy", "agreement")
 
 
 class GeneralFC(Benchmark):
@@ -28,7 +29,8 @@ class GeneralFC(Benchmark):
         ),
         Option(
             "reference",
-            "JSON report of a reference run on the same general_fc file(s): trigger agreement",
+            "JSON report of a reference run on the same general_fc file(s), holding every line this run "
+            "selects: agreement of the decisions to call (gate name general_fc.agreement)",
             metavar="REPORT",
         ),
     )
@@ -40,8 +42,17 @@ class GeneralFC(Benchmark):
         stems = [path.stem for path in self.files]
         if len(set(stems)) != len(stems):
             raise usage_error("general-fc", f"file names must differ (item ids use them): {', '.join(stems)}")
-        self.reference = _reference_samples(settings.option("reference"), [path.name for path in self.files])
+        #: The reference run's decision per line (file stem, line) — None where it has none (its request
+        #: errored) — read by ``read_inputs``; None without ``--toolcall-reference``.
+        self.reference: dict[tuple[str, int], bool | None] | None = None
         self.warnings: list[str] = []
+
+    def read_inputs(self) -> None:
+        path = self.settings.option("reference")
+        if path:
+            from pytest_toolcall.benchmarks.general_fc.metrics import reference_decisions
+
+            self.reference = reference_decisions(_reference_samples(path, [p.name for p in self.files]))
 
     def header(self) -> str:
         return f"general_fc={','.join(str(p) for p in self.files)}"
@@ -73,12 +84,34 @@ class GeneralFC(Benchmark):
                             "stem": sample.stem,
                             "index": sample.index,
                             "should_call_tool": sample.should_call_tool,
+                            # The reference's decision travels the same way, for agreement and its
+                            # official view (K2-Vendor-Verifier's: a failed request is no call).
+                            **self._reference_fields(sample.stem, sample.index),
                         },
                         sample=sample,
                     )
                 )
             loaded.problems += [(f"general_fc[{path.stem}/{index}]", message) for index, message in problems]
         return loaded
+
+    def _reference_fields(self, stem: str, index: int) -> dict[str, Any]:
+        return {} if self.reference is None else {"reference_calls": self.reference.get((stem, index))}
+
+    def check_selected(self, units: Iterable[Unit]) -> None:
+        """The reference must hold every line this run selected (it may hold more: this run may be a
+        ``-k`` subset of it); ``load`` took its decisions, so nothing is read again."""
+        if self.reference is None:
+            return
+        keys = {(str(u.fields["stem"]), int(u.fields["index"])) for u in units}
+        missing = sorted(keys - self.reference.keys())
+        if missing:
+            shown = ", ".join(f"{stem}/{index}" for stem, index in missing[:5]) + (", ..." if len(missing) > 5 else "")
+            raise usage_error(
+                "reference",
+                f"{self.settings.option('reference')} lacks {len(missing)} of the {len(keys)} line(s) this run "
+                f"selected ({shown}): it was run on another selection (-k, -m, --toolcall-limit, a shard); "
+                "give a reference run that holds every line of this one",
+            )
 
     def plan(self, unit: Unit, models: Models) -> Plan:
         from pytest_toolcall.benchmarks.general_fc.oracle import general_fc_answer
@@ -97,6 +130,9 @@ class GeneralFC(Benchmark):
         (response,) = answer
         result = score_response(unit.sample.sample(), response)
         fields = {"output": response.content, "tool_calls": response.tool_calls, **result.record()}
+        if "reference_calls" in unit.fields:
+            reference = unit.fields["reference_calls"]
+            fields["agrees"] = None if reference is None else result.pred == reference
         return Verdict(result.passed, result.reason, fields)
 
     def explain(self, unit: Unit) -> dict[str, Any]:
@@ -104,12 +140,13 @@ class GeneralFC(Benchmark):
         return {**super().explain(unit), "expected": {"should_call_tool": unit.sample.should_call_tool}}
 
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        from pytest_toolcall.benchmarks.general_fc.metrics import general_fc_metrics, trigger_agreement
+        from pytest_toolcall.benchmarks.general_fc.metrics import agreement_fields, general_fc_metrics
 
         block = general_fc_metrics(records)
-        if self.reference is not None:
-            reference = [r for r in self.reference if r.get("benchmark") == self.name]
-            block["reference_agreement"] = trigger_agreement(records, reference)
+        # From the samples alone (each carries the reference's decision), so that a report recomputes
+        # offline without the reference file: the option says whether there was one.
+        if self.settings.option("reference"):
+            block.update(agreement_fields(records))
         return {self.name: block}
 
     def summary_parts(self, name: str, block: dict[str, Any]) -> list[Part]:
@@ -156,13 +193,19 @@ class GeneralFC(Benchmark):
             raise ValueError(f"unknown general_fc metric {metric!r}; choose from {', '.join(sorted(METRIC_NAMES))}")
         return True
 
+    def gate_metric_problem(self, name: str) -> str | None:
+        if name == "general_fc.agreement" and not self.settings.option("reference"):
+            return (
+                "unknown general_fc metric 'agreement' without a reference: agreement with a reference run "
+                "needs --toolcall-reference=REPORT"
+            )
+        return None
 
-def _reference_samples(path_text: str | None, files: list[str]) -> list[dict[str, Any]] | None:
+
+def _reference_samples(path_text: str, files: list[str]) -> list[dict[str, Any]]:
     """The samples of the ``--toolcall-reference`` report, read at start-up: a wrong path, or the
     report of another benchmark or of other general_fc files (``files``, by name), is found before
     any request is sent."""
-    if not path_text:
-        return None
     from pytest_toolcall.results.report_reader import ReportError, read_report
 
     path = Path(path_text).expanduser()

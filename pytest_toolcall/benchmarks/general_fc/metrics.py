@@ -1,5 +1,5 @@
 """general_fc aggregates: the confusion over call/no-call decisions, precision, recall, F1 and schema
-accuracy (K2-Vendor-Verifier's metric table), and agreement with a reference run.
+accuracy (K2-Vendor-Verifier's metric table), and agreement with a reference run (``agreement``).
 
 Two views of failed requests: the metrics over the lines that got an answer (errors left out), and
 K2-Vendor-Verifier's, where a request that failed counts as an answer without a tool call (its
@@ -14,7 +14,7 @@ from typing import Any
 
 from pytest_toolcall.benchmarks.general_fc.scoring import ERROR, OTHER, SKIPPED, TOOL_CALLS
 from pytest_toolcall.core.failure_kinds import failure_kind_counts
-from pytest_toolcall.core.intervals import as_list, category_fields, f1_interval, repeat_fields
+from pytest_toolcall.core.intervals import accuracy_interval, as_list, category_fields, f1_interval, repeat_fields
 from pytest_toolcall.core.statistics import wilson
 
 # ---- aggregates ------------------------------------------------------------------------------
@@ -86,25 +86,42 @@ def _decisions_by_unit(records: list[dict[str, Any]]) -> list[tuple[tuple[bool, 
     return [tuple(sorted(decisions)) for decisions in by_unit.values()]
 
 
-def trigger_agreement(records: list[dict[str, Any]], reference_records: list[dict[str, Any]]) -> dict[str, Any]:
-    """This run's call/no-call decisions against another run's (K2VV's vendor check, README metric
-    table): positive = called a tool (finish_reason "tool_calls") in the reference run.
+def reference_decisions(samples: list[dict[str, Any]]) -> dict[tuple[str, int], bool | None]:
+    """The reference run's decision to call per line (file stem, line index) from its report's
+    samples: every general_fc line it holds, None where no attempt got an answer; under repeats the
+    majority of its attempts (a tie counts as a call, as in the baseline comparison)."""
+    votes: dict[tuple[str, int], list[bool]] = {}
+    for sample in samples:
+        key = record_key(sample) if sample.get("benchmark") == "general_fc" else None
+        if key is not None:
+            votes.setdefault(key, []).extend([record_pred(sample)] if is_scored(sample) else [])
+    return {key: 2 * sum(calls) >= len(calls) if calls else None for key, calls in votes.items()}
 
-    Records pair by (file stem, line index): fields ``stem`` and ``index``, else the general_fc node id.
-    Only scored records take part; a key seen twice keeps its last record (counted in ``duplicates``).
-    """
-    here, here_dupes = _by_key(records)
-    there, there_dupes = _by_key(reference_records)
-    paired = sorted(here.keys() & there.keys())
-    confusion = _confusion([(record_pred(here[k]), record_pred(there[k])) for k in paired])
+
+def agreement_fields(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """This run's decisions to call against the reference run's (K2-Vendor-Verifier's vendor check),
+    from each record's ``reference_calls`` (the reference's decision on its line, None when it has
+    none): ``agreement``, the share of the paired answers that decide as the reference did, with
+    ``agreement_ci95`` (``core.intervals.accuracy_interval``: Wilson when each line ran once) and
+    ``agreement_official`` (a failed request counts as an answer without a call, as in
+    ``tool_call_f1_official``); ``reference_agreement`` holds the counts and the confusion with the
+    reference's decision as the label (positive = a call)."""
+    scored = [r for r in records if is_scored(r)]
+    paired = [r for r in scored if r.get("reference_calls") is not None]
+    failed = [r for r in records if r.get("outcome") == ERROR and r.get("reference_calls") is not None]
+    confusion = _confusion([(record_pred(r), bool(r["reference_calls"])) for r in paired])
+    agreeing = confusion["TP"] + confusion["TN"]
+    by_line: dict[Any, list[float]] = {}
+    for r in paired:
+        by_line.setdefault(record_key(r), []).append(1.0 if record_pred(r) == r["reference_calls"] else 0.0)
+    official = agreeing + sum(1 for r in failed if not r["reference_calls"])
+    prf: dict[str, float | None] = {**_prf(confusion)} if paired else dict.fromkeys(_prf(confusion))
     return {
-        "paired": len(paired),
-        "only_here": len(here.keys() - there.keys()),
-        "only_in_reference": len(there.keys() - here.keys()),
-        "duplicates": here_dupes + there_dupes,
-        **confusion,
-        "agreement": _ratio(confusion["TP"] + confusion["TN"], len(paired)),
-        **_prf(confusion),
+        "agreement": agreeing / len(paired) if paired else None,
+        "agreement_ci95": as_list(accuracy_interval(by_line)) if paired else None,
+        "agreement_official": official / (len(paired) + len(failed)) if paired or failed else None,
+        # unpaired: answers on lines where the reference's request got no answer.
+        "reference_agreement": {"paired": len(paired), "unpaired": len(scored) - len(paired), **confusion, **prf},
     }
 
 
@@ -113,18 +130,6 @@ def record_key(record: dict[str, Any]) -> tuple[str, int] | None:
     if record.get("stem") is not None and record.get("index") is not None:
         return str(record["stem"]), int(record["index"])
     return None
-
-
-def _by_key(records: list[dict[str, Any]]) -> tuple[dict[tuple[str, int], dict[str, Any]], int]:
-    keyed: dict[tuple[str, int], dict[str, Any]] = {}
-    duplicates = 0
-    for record in records:
-        key = record_key(record)
-        if key is None or not is_scored(record):
-            continue
-        duplicates += key in keyed
-        keyed[key] = record
-    return keyed, duplicates
 
 
 def _confusion(pairs: list[tuple[bool, bool]]) -> dict[str, int]:

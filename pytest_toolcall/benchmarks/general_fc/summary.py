@@ -42,9 +42,10 @@ def general_fc_table(block: dict[str, Any]) -> list[Part]:
         rows.append(["repeats: flaky lines", len(block.get("flaky") or [])])
     agreement = block.get("reference_agreement")
     if agreement:
+        unpaired = f" ({agreement['unpaired']} unpaired: no reference answer)" if agreement["unpaired"] else ""
         rows += [
-            ["vs reference: paired", agreement["paired"]],
-            ["vs reference: agreement", number(agreement["agreement"], 4)],
+            ["vs reference: paired", f"{agreement['paired']}{unpaired}"],
+            ["vs reference: agreement", measured(block["agreement"], 4), interval(block.get("agreement_ci95"), 4)],
             [
                 "vs reference: precision / recall / F1",
                 " / ".join(

@@ -40,6 +40,8 @@ class XdistController:
         if not run.collector.selected:
             # Before anything is scheduled; every worker collected the same items (xdist checks), so the
             # first is enough. A usage error here ends the session like one raised at collection.
+            if run.requested:
+                selection.check_matched(run.requested, ids)
             run.check_selected(lambda: (unit for nodeid in ids if (unit := run.catalog.unit(nodeid)) is not None))
         run.collector.select(ids)
 

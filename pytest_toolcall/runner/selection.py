@@ -31,29 +31,33 @@ def take_nodeid_arguments(config: pytest.Config) -> list[str]:
 
 def keep_requested(items: list[pytest.Item], requested: list[str], config: pytest.Config) -> None:
     """Deselect the benchmark items that were not requested (other tests, and the items of case
-    files, which pytest selects by their own node ids, are not touched)."""
+    files, which pytest selects by their own node ids, are not touched). A requested id that matches
+    nothing is a usage error; under xdist the controller says so (``check_matched`` on what the
+    workers collected), since an error raised in a worker's collection crashes it."""
     wanted = set(requested)
     keep: list[pytest.Item] = []
     drop: list[pytest.Item] = []
-    matched: set[str] = set()
     for item in items:
-        function = item.nodeid.split("[", 1)[0]
-        if not is_module_nodeid(item.nodeid):
+        if not is_module_nodeid(item.nodeid) or item.nodeid in wanted or item.nodeid.split("[", 1)[0] in wanted:
             keep.append(item)
-        elif item.nodeid in wanted or function in wanted:
-            keep.append(item)
-            matched.add(item.nodeid if item.nodeid in wanted else function)
         else:
             drop.append(item)
-    missing = [nodeid for nodeid in requested if nodeid not in matched]
+    if not compat.is_xdist_worker(config):
+        check_matched(requested, [item.nodeid for item in keep])
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+def check_matched(requested: list[str], nodeids: list[str]) -> None:
+    """A usage error naming the requested node ids that no collected item has."""
+    present = set(nodeids) | {nodeid.split("[", 1)[0] for nodeid in nodeids}
+    missing = [nodeid for nodeid in requested if nodeid not in present]
     if missing:
         raise pytest.UsageError(
             f"no benchmark item {', '.join(missing)} in this run (is its benchmark or language selected? "
             "see --toolcall-bench and the benchmark's options)"
         )
-    if drop:
-        config.hook.pytest_deselected(items=drop)
-        items[:] = keep
 
 
 def empty_selection_hint(

@@ -4,9 +4,10 @@
 code: for every telecom task, its initialization as the official environment runs it, then a
 seeded random sequence of user tool calls (right and wrong arguments), initialization functions
 and changes of the surroundings, each step with its official result or exception and the official
-user-DB hash after it, and every assertion function's result at the end. Replaying each sequence
-on ``UserDevice`` must give the same results, the same exceptions (type and text) and the same
-hashes. The gold dual-control simulations of ``results_telecom.json.gz`` are replayed too.
+user-DB hash after it, and every assertion function's result at the end; and probes: states with
+many fields set at once, each probe call on its own copy. Replaying them on ``UserDevice`` must
+give the same results, the same exceptions (type and text) and the same hashes. The user tool calls
+of the 788 learned dual-control simulations (``results_telecom.json.gz``) are replayed too.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import copy
 import gzip
 import inspect
 import json
+import re
 from collections import Counter
 from functools import cache
 from pathlib import Path
@@ -52,12 +54,21 @@ def learned() -> list[dict[str, Any]]:
     return sequences
 
 
+def unversioned(text: Any) -> Any:
+    """A validation error's text quotes the pydantic version installed (learned with 2.14)."""
+    return re.sub(r"errors\.pydantic\.dev/[0-9.]+/", "errors.pydantic.dev/*/", text) if isinstance(text, str) else text
+
+
 def outcome(run: Any, **arguments: Any) -> dict[str, Any]:
     try:
         result = run(**copy.deepcopy(arguments))
     except Exception as exc:  # the official environment answers every exception as its text
-        return {"error": type(exc).__name__, "message": str(exc)}
+        return {"error": type(exc).__name__, "message": unversioned(str(exc))}
     return {"result": list(result) if isinstance(result, tuple) else result}
+
+
+def official(step: dict[str, Any]) -> dict[str, Any]:
+    return {k: unversioned(step[k]) for k in ("result", "error", "message") if k in step}
 
 
 def set_surroundings(device: UserDevice, values: dict[str, Any]) -> None:
@@ -97,7 +108,7 @@ def run_step(device: UserDevice, step: dict[str, Any], where: str) -> list[str]:
     else:
         run = device.call if kind == "tool" else device.run_function
         got = outcome(run, name=step["name"], arguments=step["arguments"])
-        want = {k: step[k] for k in ("result", "error", "message") if k in step}
+        want = official(step)
         if got != want:
             differences.append(f"{where} {step['name']}({step['arguments']}): {got!r} != {want!r}")
     if "hash" in step and device.db_hash()[:16] != step["hash"]:
@@ -109,7 +120,7 @@ def check_assertions(device: UserDevice, recorded: list[dict[str, Any]]) -> list
     differences = []
     for assertion in recorded:
         got = outcome(device.run_function, name=assertion["name"], arguments=assertion["arguments"])
-        want = {k: assertion[k] for k in ("result", "error", "message") if k in assertion}
+        want = official(assertion)
         if got != want:
             differences.append(f"{assertion['name']}({assertion['arguments']}): {got!r} != {want!r}")
     return differences
@@ -146,6 +157,44 @@ def replay_probe(probe: dict[str, Any]) -> list[str]:
         device, _ = state(check=False)
         differences += run_step(device, call, "probe")
     return differences
+
+
+def test_the_interface_the_environment_uses() -> None:
+    first, second = UserDevice(), UserDevice()
+    assert first.db_hash() == second.db_hash()
+    assert first.call("toggle_airplane_mode", {}).startswith("Airplane Mode is now ON.\nStatus Bar: ")
+    assert first.db_hash() != second.db_hash()  # each device has its own copy of the shipped DB
+    assert (
+        second.call("check_status_bar", {})
+        == "Status Bar: \U0001f4f6\u00b3 Good | 5G | \U0001f4f1 Data Enabled | \U0001f50b 80%"
+    )
+    assert outcome(second.call, name="remove_app_permission", arguments={"app_name": "messaging"}) == {
+        "error": "ValueError",
+        "message": "Tool 'remove_app_permission' not found.",
+    }
+    assert outcome(second.call, name="toggle_data", arguments={"on": True}) == {
+        "error": "TypeError",
+        "message": "TelecomUserTools.toggle_data() got an unexpected keyword argument 'on'",
+    }
+    assert outcome(second.run_function, name="db", arguments={}) == {
+        "error": "AttributeError",
+        "message": "'TelecomUserTools' object has no attribute 'db'",
+    }
+    assert second.run_function("remove_app_permission", {"app_name": "messaging", "permission": "sms"}) == (
+        True,
+        "Permission 'sms' removed from app 'messaging'.",
+    )
+    assert second.run_function("assert_can_send_mms", {"expected_status": False}) is True
+    # the sync's side: a payment request (its amount validated to a float), paid by the user
+    assert second.call("make_payment", {}) == "You do not have a payment request."
+    second.surroundings.payment_request = PaymentRequest(bill_id="B1002", amount_due=45)
+    assert second.call("check_payment_request", {}) == "You have a payment request for bill B1002 of 45.0 USD."
+    assert second.call("make_payment", {}) == "Payment of 45.0 USD has been made for bill B1002."
+    assert second.surroundings.payment_request.paid is True
+    second.surroundings.line_active = False  # a suspended line: no service after the next search
+    assert second.call("reboot_device", {}).startswith(
+        "Restarting network services...\nStatus Bar: \U0001f4f5 No Signal"
+    )
 
 
 def test_the_learned_sequences_reach_every_tool_function_and_error_kind() -> None:
@@ -187,28 +236,65 @@ def test_every_user_tool_has_the_official_parameters() -> None:
         assert spec.mutates_state == (spec.tool_type == "write"), name
 
 
-@pytest.mark.parametrize("part", range(4))
-def test_the_device_replays_the_official_sequences(part: int) -> None:
-    sequences = learned()[part::4]
+def assert_all_agree(records: list[dict[str, Any]], replay_one: Any, what: str) -> None:
     failing = {}
-    for sequence in sequences:
-        differences = replay(sequence)
+    for record in records:
+        differences = replay_one(record)
         if differences:
-            failing[f"{sequence['task_id']} (seed {sequence['seed']})"] = differences
-    assert not failing, f"{len(failing)} of {len(sequences)} sequences differ: " + json.dumps(
+            failing[f"{record['task_id']} (seed {record['seed']})"] = differences
+    assert not failing, f"{len(failing)} of {len(records)} {what} differ: " + json.dumps(
         dict(list(failing.items())[:3]), indent=1, ensure_ascii=False
     )
+
+
+@pytest.mark.parametrize("part", range(4))
+def test_the_device_replays_the_official_sequences(part: int) -> None:
+    assert_all_agree(learned()[part::4], replay, "sequences")
 
 
 @pytest.mark.parametrize("part", range(2))
 def test_the_device_gives_the_official_outcome_of_every_probe_call(part: int) -> None:
     probes = learned_data()["probes"][part::2]
     assert len(probes) > 100
-    failing = {}
-    for probe in probes:
-        differences = replay_probe(probe)
+    assert_all_agree(probes, replay_probe, "probes")
+
+
+def test_the_user_tool_calls_of_the_learned_simulations_answer_as_officially() -> None:
+    """Each of the 788 learned dual-control simulations (``results_telecom.json.gz``): the task's
+    initialization, then every user tool call in order on the device, must answer what the official
+    environment answered in the file. The agent's calls (refuel data, enable roaming, resume the
+    line, send a payment request) change the surroundings through the official sync, which needs
+    the agent's database: what the sync left after each call is data here (``device_syncs``,
+    learned by replaying the same trajectories on the official environment), set on the device
+    where the official sync changed it. The user DB hash at the end must be the official one."""
+    results = json.loads(gzip.decompress((TELECOM / "results_telecom.json.gz").read_bytes()))
+    syncs = json.loads(gzip.decompress((TELECOM / "device_syncs.json.gz").read_bytes()))
+    assert syncs["tau2"] == "a2c0247"
+    assert {sim["id"] for sim in results["simulations"]} == set(syncs["simulations"])
+    failing, user_calls = {}, Counter[str]()
+    for sim in results["simulations"]:
+        sync = syncs["simulations"][sim["id"]]
+        device, differences = UserDevice(), []
+        for index, step in enumerate(syncs["starts"][sim["task_id"]]):
+            differences += run_step(device, step, f"initialization step {index}")
+        calls = [call for message in sim["messages"] for call in message.get("tool_calls") or []]
+        answers = [message for message in sim["messages"] if message["role"] == "tool"]
+        for index, (call, answer) in enumerate(zip(calls, answers, strict=True)):
+            if call["requestor"] == "user":
+                user_calls[sim["id"].rsplit("-", 1)[1]] += 1
+                try:
+                    content, error = device.call(call["name"], copy.deepcopy(call["arguments"])), False
+                except Exception as exc:  # answered as the official environment answers
+                    content, error = f"Error: {exc}", True
+                if (unversioned(content), error) != (unversioned(answer["content"]), answer["error"]):
+                    differences.append(f"call {index} {call['name']}: {content!r} != {answer['content']!r}")
+            if str(index) in sync["after"]:
+                set_surroundings(device, sync["after"][str(index)])
+        if device.db_hash() != sync["hash"]:
+            differences.append("the final user DB hash differs")
         if differences:
-            failing[f"{probe['task_id']} (seed {probe['seed']})"] = differences
-    assert not failing, f"{len(failing)} of {len(probes)} probes differ: " + json.dumps(
+            failing[sim["id"]] = differences
+    assert not failing, f"{len(failing)} simulations differ: " + json.dumps(
         dict(list(failing.items())[:3]), indent=1, ensure_ascii=False
     )
+    assert user_calls["gold"] == 393 and sum(user_calls.values()) == 1971

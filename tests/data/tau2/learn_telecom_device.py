@@ -4,6 +4,7 @@ at a copy of tau2-bench's ``data/``.
 
     TAU2_DATA_DIR=... python learn_telecom_device.py tools TOOLS_JSON
     TAU2_DATA_DIR=... python learn_telecom_device.py sequences OUT.json.gz PER_TASK PROBE_EVERY
+    TAU2_DATA_DIR=... python learn_telecom_device.py syncs telecom/results_telecom.json.gz OUT.json.gz
 
 ``tools`` adds the user tools (``"telecom_user"``: ``Tool.openai_schema``, ``tool_type``,
 ``mutates_state`` of the official ``TelecomUserTools``) to the package's ``data/tools.json``.
@@ -38,6 +39,7 @@ import sys
 from pathlib import Path
 
 import tau2.environment.db as db_module
+from tau2.data_model.message import ToolCall
 from tau2.data_model.tasks import EnvFunctionCall
 from tau2.domains.telecom.environment import get_environment, get_tasks
 from tau2.domains.telecom.user_data_model import (
@@ -430,6 +432,51 @@ def assertions(tools):
     ]
 
 
+def learn_syncs(results_path, path):
+    """For each simulation of a results file (``telecom/results_telecom.json.gz``), what the agent's
+    side did to the user's surroundings: the official environment replays the trajectory's tool
+    calls live (``get_response``, which syncs after each), and the surroundings are recorded after
+    every call that changed them; the task's initialization is recorded as ``start`` records it.
+    Each call's answer is checked against the one in the file."""
+    with gzip.open(results_path, "rt", encoding="utf-8") as handle:
+        results = json.load(handle)
+    tasks = {task.id: task for task in get_tasks(None)}
+    starts, simulations = {}, {}
+    for sim in results["simulations"]:
+        task = tasks[sim["task_id"]]
+        tools, steps = start(task)
+        starts[task.id] = steps
+        env = rebuilt(task)
+        assert env.user_tools.get_db_hash() == tools.get_db_hash()
+        after = {}
+        calls = [c for m in sim["messages"] for c in (m.get("tool_calls") or [])]
+        answers = [m for m in sim["messages"] if m["role"] == "tool"]
+        for index, (call, answer) in enumerate(zip(calls, answers, strict=True)):
+            before = synced(env.user_tools.db.surroundings)
+            response = env.get_response(ToolCall(**call))
+            assert response.content == answer["content"], (sim["id"], index)
+            now = synced(env.user_tools.db.surroundings)
+            if now != before:
+                after[str(index)] = now
+        simulations[sim["id"]] = {"task_id": task.id, "after": after, "hash": env.user_tools.get_db_hash()}
+    with gzip.open(path, "wt", encoding="utf-8") as handle:
+        json.dump({"tau2": "a2c0247", "starts": starts, "simulations": simulations}, handle, separators=(",", ":"))
+
+
+def rebuilt(task):
+    """The official environment as the orchestrator initializes it for the task."""
+    TelecomUserTools.default_vpn_details = VpnDetails(
+        server_address="192.168.1.1", protocol="OpenVPN", server_performance=PerformanceLevel.EXCELLENT
+    )
+    env = get_environment()
+    env.set_state(
+        initialization_data=task.initial_state.initialization_data,
+        initialization_actions=task.initial_state.initialization_actions,
+        message_history=[],
+    )
+    return env
+
+
 def learn_tools(path):
     tools = get_environment().user_tools
     entries = [
@@ -461,5 +508,7 @@ def learn_sequences(path, per_task, probe_every):
 if __name__ == "__main__":
     if sys.argv[1] == "tools":
         learn_tools(sys.argv[2])
+    elif sys.argv[1] == "syncs":
+        learn_syncs(sys.argv[2], sys.argv[3])
     else:
         learn_sequences(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))

@@ -141,3 +141,12 @@ def test_the_oracle_passes_every_base_task() -> None:
         calls = [c for m in sim.messages for c in m.get("tool_calls") or ()]
         actions = task["evaluation_criteria"].get("actions") or []
         assert [(c["name"], c["requestor"]) for c in calls] == [(a["name"], a["requestor"]) for a in actions]
+
+
+def test_a_results_file_of_a_domain_not_shipped_is_refused(tmp_path: Path) -> None:
+    from pytest_toolcall.core.benchmark import DataError
+
+    path = tmp_path / "banking.json"
+    path.write_text(json.dumps({"info": {"environment_info": {"domain_name": "banking"}}, "simulations": []}))
+    with pytest.raises(DataError, match="domain 'banking' is not one of airline, retail, telecom"):
+        load_results(path)

@@ -63,7 +63,8 @@ def test_oracle_passes_every_airline_and_retail_task(pytester: pytest.Pytester, 
     assert "retail: 40 reward(s) not measured" in result.stdout.str()
 
 
-def test_oracle_passes_every_telecom_task(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize("dist", [[], ["-n", "2"]], ids=["no-xdist", "n2"])
+def test_oracle_passes_every_telecom_task(pytester: pytest.Pytester, dist: list[str]) -> None:
     """Dual control: the oracle user plays the reference's user actions on its phone."""
     result = pytester.runpytest(
         "--toolcall-model=oracle",
@@ -71,6 +72,7 @@ def test_oracle_passes_every_telecom_task(pytester: pytest.Pytester) -> None:
         "--toolcall-user-model=oracle",
         "--toolcall-tau2-domains=telecom",
         "--toolcall-report=report.json",
+        *dist,
     )
     result.assert_outcomes(passed=114)
     telecom = report(pytester)["metrics"]["tau2"]["categories"]["telecom"]

@@ -224,7 +224,8 @@ class Benchmark(ABC):
     #: plugin whenever a model is given, whether or not the benchmark is selected.
     fixtures: ClassVar[str | None] = None
     #: Fixtures among those that make a user's test that asks for one a unit of this benchmark
-    #: (``toolcall_chat``): it carries the benchmark's marker and its record is counted in its block.
+    #: (``toolcall_chat``): it carries the benchmark's marker, gets its unit from ``test_unit`` and
+    #: its record is counted in its block like an item's.
     counted_fixtures: ClassVar[tuple[str, ...]] = ()
     #: File-name endings of the users' own files this benchmark makes items of, wherever they are
     #: among the paths pytest is given (``.toolcall.yaml``): one item per unit ``load_file`` finds,
@@ -275,6 +276,15 @@ class Benchmark(ABC):
             return {}
         first = plan.requests[0]
         return {"request": {"messages": first.messages, "tools": first.tools or []}}
+
+    def test_unit(self, item: Any) -> Unit:
+        """The unit of a user's test (a pytest item) that asks for one of ``counted_fixtures``. The
+        runner makes it before the test's fixtures, with its record, and gives the fixtures the unit
+        (fixture ``toolcall_unit``) and the models it asks through (``toolcall_unit_models``, whose
+        requests are the record's ``usage``); ``score(unit, error)`` then judges what the test's call
+        raised (None: nothing). A ``RequestError`` it raised makes the test an error, as for an item
+        whose request got no answer."""
+        raise NotImplementedError(f"{self.name} counts no users' tests (it has no counted_fixtures)")
 
     def read_inputs(self) -> None:
         """Read and check what a run needs besides the data and the options' text (general_fc's

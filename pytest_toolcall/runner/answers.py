@@ -435,6 +435,11 @@ class UnitModels:
         return usage, all(r.from_store for r in responses)
 
 
+#: The ``UnitModels`` of a user's test counted in a benchmark (``toolcall_chat``): what it asks goes
+#: through them, so its record's ``usage`` and ``from_store`` say what it used, as an item's do.
+TEST_MODELS = pytest.StashKey[UnitModels]()
+
+
 def request_usage(response: ChatResponse) -> dict[str, Any]:
     """One request's entry in a sample's ``usage.requests`` (what ``results.usage`` sums)."""
     entry: dict[str, Any] = dict(response.usage or {})

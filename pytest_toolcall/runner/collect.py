@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import types
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -190,6 +191,16 @@ def register_markers(config: pytest.Config, catalog: Catalog, units: list[Unit],
         if marker not in known and marker not in catalog.unit_markers:
             config.addinivalue_line("markers", f"{marker}: {description}")
             catalog.unit_markers.add(marker)
+
+
+def counted_by(item: pytest.Item, benchmarks: Mapping[str, Benchmark]) -> str | None:
+    """The benchmark that counts an ordinary test: the first whose ``counted_fixtures`` it asks for
+    (``toolcall_chat``), or None."""
+    if UNIT in item.stash:
+        return None
+    names = getattr(item, "fixturenames", ())
+    found = (n for n, b in benchmarks.items() if b.counted_fixtures and not set(b.counted_fixtures).isdisjoint(names))
+    return next(found, None)
 
 
 def unit_of(item: pytest.Item) -> Unit | None:

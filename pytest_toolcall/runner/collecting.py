@@ -66,11 +66,10 @@ class Collection:
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[Any]) -> None:
         # Before -m deselects: an ordinary test asking the model through a benchmark's fixture
         # carries that benchmark's marker (``-m cases`` selects the Python tests of cases too).
-        counted = [(b.name, set(b.counted_fixtures)) for b in self.run.benchmarks.values() if b.counted_fixtures]
         for item in items:
-            for name, fixtures in counted:
-                if not fixtures.isdisjoint(getattr(item, "fixturenames", ())) and collect.UNIT not in item.stash:
-                    item.add_marker(name)
+            name = collect.counted_by(item, self.run.benchmarks)
+            if name is not None:
+                item.add_marker(name)
         if self.run.requested:
             selection.keep_requested(items, self.run.requested, config)
 

@@ -42,6 +42,14 @@ def is_xdist_controller(config: pytest.Config) -> bool:
     return not is_xdist_worker(config) and getattr(config.option, "dist", "no") != "no"
 
 
+def forget_worker(report: pytest.TestReport) -> None:
+    """Drop the worker node xdist's controller puts on each report it relays (``report.node``): for a
+    report with one, pytest's ``BaseReport.toterminal`` prints a ``[gw1] linux -- Python ...`` line
+    above the failure's representation, which under ``--tb=line`` doubles each line. Only once
+    nothing else reads it (the ``-v`` line, JUnit's testcases); harmless without xdist."""
+    report.__dict__.pop("node", None)
+
+
 def send_tests(scheduler: Any, node: Any, count: int) -> None:
     """Hand ``count`` more pending items to ``node``: ``LoadScheduling`` has no public method for
     it (``runner/scheduling.py`` tops the workers' queues up for prefetching)."""
@@ -75,6 +83,18 @@ def add_junit_suite_property(writer: Any, name: str, value: str) -> None:
     """A ``<property>`` of the test suite (the run's aggregates): ``record_testsuite_property`` is a
     fixture, unusable from a hook at the end of the session."""
     writer.add_global_property(name, value)
+
+
+def junit_failure_as_error(writer: Any, report: pytest.TestReport) -> None:
+    """The testcase's ``<failure>`` made an ``<error>``, with the suite's counts: pytest's writer calls
+    every failed call phase a failure, and no hook tells it otherwise (a test counted in a benchmark
+    whose request got no answer, ``runner/junit.py``). Its node reporter keeps the elements
+    (``nodes``) and the writer the counts (``stats``)."""
+    for node in writer.node_reporter(report).nodes:
+        if node.tag == "failure":
+            node.tag = "error"
+            writer.stats["failure"] -= 1
+            writer.stats["error"] += 1
 
 
 def junit_file(writer: Any) -> str:

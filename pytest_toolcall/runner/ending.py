@@ -13,10 +13,11 @@ import pytest
 
 from pytest_toolcall import __version__
 from pytest_toolcall.core.blocks import BlockError
+from pytest_toolcall.core.registry import is_benchmark_nodeid
 from pytest_toolcall.core.settings import redact_url
 from pytest_toolcall.results import gate, github, report, summary
 from pytest_toolcall.results.run_result import RunResult
-from pytest_toolcall.runner import answers, shards
+from pytest_toolcall.runner import answers, compat, shards
 from pytest_toolcall.runner.run import Run, now
 
 #: The run's result, once the session has finished (JUnit's suite properties read it there).
@@ -136,6 +137,18 @@ class RunEnd:
             "aggregation": {name: benchmark.aggregate_context() for name, benchmark in run.benchmarks.items()},
             "partial": False,
         }
+
+    # A second implementation of the hook (pytest reads only ``pytest_*`` names, hence this one).
+    @pytest.hookimpl(wrapper=True, tryfirst=True, specname="pytest_terminal_summary")
+    def pytest_terminal_summary_failures(self, terminalreporter: Any) -> Any:
+        """Before pytest's FAILURES section (the outermost wrapper): under ``--tb=line`` a failed
+        item's failure is one line (``failures.present``), under xdist too, without the line naming
+        the worker (every output that needs the worker has been written by now)."""
+        if self.run.config.option.tbstyle == "line":
+            for rep in terminalreporter.stats.get("failed", []):
+                if is_benchmark_nodeid(rep.nodeid):
+                    compat.forget_worker(rep)
+        return (yield)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.result is None or self.run.config.option.collectonly:

@@ -1,17 +1,17 @@
-"""The run's fixtures for the users' own tests (``toolcall_settings``, ``toolcall_model``) and the unit
-of a case file's item. A benchmark's own fixtures (``toolcall_chat``, ``acebench_env``) live in its
-folder. Registered only when a model is given; any of them can be overridden in a ``conftest.py``
-like ordinary fixtures."""
+"""The run's fixtures for the users' own tests (``toolcall_settings``, ``toolcall_model``), and those a
+benchmark's own fixtures build on: the unit of an item it counts and that unit's models. A
+benchmark's own fixtures (``toolcall_chat``, ``acebench_env``) live in its folder. Registered only when
+a model is given; any of them can be overridden in a ``conftest.py`` like ordinary fixtures."""
 
 from __future__ import annotations
 
 import pytest
 
-from pytest_toolcall.core.benchmark import Unit
+from pytest_toolcall.core.benchmark import Models, Unit
 from pytest_toolcall.core.settings import Settings
 from pytest_toolcall.core.types import Model
-from pytest_toolcall.runner.answers import ANSWERS
-from pytest_toolcall.runner.collect import CATALOG, UNIT
+from pytest_toolcall.runner.answers import ANSWERS, TEST_MODELS
+from pytest_toolcall.runner.collect import CATALOG, TEST_UNIT, UNIT
 
 
 @pytest.fixture(scope="session")
@@ -29,5 +29,19 @@ def toolcall_model(pytestconfig: pytest.Config) -> Model:
 
 @pytest.fixture
 def toolcall_unit(request: pytest.FixtureRequest) -> Unit:
-    """The unit of an item of a user's file (a benchmark function's items get it as a parameter)."""
-    return request.node.stash[UNIT]
+    """The unit of an item of a user's file (a benchmark function's items get it as a parameter), or
+    of a user's test counted in a benchmark (one asking for ``toolcall_chat``)."""
+    unit = request.node.stash.get(UNIT, None) or request.node.stash.get(TEST_UNIT, None)
+    if unit is None:
+        pytest.fail("toolcall_unit is only for the items a benchmark counts", pytrace=False)
+    return unit
+
+
+@pytest.fixture
+def toolcall_unit_models(request: pytest.FixtureRequest) -> Models:
+    """The models as the unit of a user's test counted in a benchmark sees them: each request keyed
+    in the response store by that unit, and counted in its record's ``usage`` and ``from_store``."""
+    models = request.node.stash.get(TEST_MODELS, None)
+    if models is None:
+        pytest.fail("toolcall_unit_models is only for the tests a benchmark counts", pytrace=False)
+    return models

@@ -41,6 +41,18 @@ class JUnit:
         if writer is not None:
             compat.set_junit_classname(writer, report, classname)  # type: ignore[arg-type]
 
+    # A second implementation of the hook (pytest reads only ``pytest_*`` names, hence this one).
+    @pytest.hookimpl(wrapper=True, specname="pytest_runtest_logreport")
+    def pytest_runtest_logreport_unanswered(self, report: pytest.TestReport) -> Any:
+        """After the writer: a counted test whose request got no answer is an ``<error>``, as the
+        terminal says (``recording.ItemProtocol.pytest_report_teststatus``), not a ``<failure>``."""
+        result = yield
+        if getattr(report, "toolcall_unanswered", False) and report.failed:
+            writer = compat.junit_writer(self.run.config)
+            if writer is not None:
+                compat.junit_failure_as_error(writer, report)
+        return result
+
     # After every wrapper's first half (the run's result is built there), before the writer writes
     # (a second implementation of the hook: pytest reads only ``pytest_*`` names, hence this one).
     @pytest.hookimpl(tryfirst=True, specname="pytest_sessionfinish")

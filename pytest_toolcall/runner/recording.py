@@ -10,10 +10,12 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.core.registry import is_benchmark_nodeid
+from pytest_toolcall.core.text import inert
+from pytest_toolcall.core.types import FatalRequestError, RequestError
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.results.records import RECORD, new_record, sanitize
 from pytest_toolcall.runner import collect, failures
-from pytest_toolcall.runner.answers import ANSWERS
+from pytest_toolcall.runner.answers import ANSWERS, TEST_MODELS, UnitModels
 from pytest_toolcall.runner.run import STORE_LOST, Run
 
 
@@ -34,6 +36,12 @@ class ItemProtocol:
             reason = run.benchmarks[unit.benchmark].known_failure(unit)
             if reason is not None:
                 item.add_marker(pytest.mark.xfail(reason=reason, strict=False, raises=failures.VerdictFailure))
+        else:
+            counted = collect.counted_by(item, run.benchmarks)
+            if counted is not None:  # a user's test that a benchmark counts: a unit, asking through its models
+                test_unit = item.stash[collect.TEST_UNIT] = run.benchmarks[counted].test_unit(item)
+                item.stash[RECORD] = new_record(test_unit)
+                item.stash[TEST_MODELS] = UnitModels(run.work, test_unit)
         try:
             return (yield)
         finally:
@@ -46,6 +54,9 @@ class ItemProtocol:
         if unit is not None and not self.run.plan_only:
             record: Any = item.stash[RECORD]  # (a Record: filled in as a plain dict from here on)
             self.run.work.hand_over(item, unit, record)
+        elif collect.TEST_UNIT in item.stash and self.run.work.stopped is not None:
+            item.stash[RECORD]["stopped"] = True  # like the items after an answer no retry can fix
+            pytest.skip(f"not sent: {self.run.work.stopped}")
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
@@ -54,20 +65,42 @@ class ItemProtocol:
             return (yield)
         when = call.when
         test_unit = item.stash.get(collect.TEST_UNIT, None)
+        unanswered = False
         if test_unit is not None and when == "call":
             # An ordinary test counted in a benchmark: its verdict is what its call raised.
             error = call.excinfo.value if call.excinfo is not None else None
-            verdict = self.run.catalog.benchmarks[test_unit.benchmark].score(test_unit, error)
+            verdict = self.run.benchmarks[test_unit.benchmark].score(test_unit, error)
             record.update(verdict.fields)
             record["score"] = 1.0 if verdict.passed else 0.0
+            if isinstance(error, RequestError):  # no answer, no verdict: as for an item, an error
+                record.update(score=None, error=inert(error))
+                unanswered = True
+            if isinstance(error, FatalRequestError):  # and the run sends nothing more
+                record["stopped"] = True
+                if self.run.work.stopped is None:
+                    self.run.work.stop(str(error))
         rep = yield
         unit = collect.unit_of(item) if test_unit is None else None
         if unit is not None and when == "call" and rep.failed and "reason" in record:
             failures.present(rep, unit, record["reason"], self.run.config.option.tbstyle)
+        if unanswered and rep.failed:
+            rep.toolcall_unanswered = True  # (a plain attribute: xdist carries it; see pytest_report_teststatus)
         if when == "teardown":
+            models = item.stash.get(TEST_MODELS, None)
+            if models is not None:  # a counted test's requests, as an item's
+                record["usage"], record["from_store"] = models.usage()
+                del item.stash[TEST_MODELS]
             rep.toolcall = sanitize(record)
             del item.stash[RECORD]  # the item lives until the end: keep the record once, on its report
         return rep
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_report_teststatus(self, report: pytest.TestReport) -> tuple[str, str, str] | None:
+        """A counted test whose request got no answer is an error, like an item whose setup got none:
+        pytest would call any failure of the call phase a failure."""
+        if getattr(report, "toolcall_unanswered", False) and report.failed:
+            return "error", "E", "ERROR"
+        return None
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

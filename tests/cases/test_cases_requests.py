@@ -78,7 +78,7 @@ def test_settings_are_sent_and_keyed(pytester: pytest.Pytester, server: ChatServ
     pytester.makefile(".toolcall.yaml", weather=CASES)
     pytester.makepyfile(test_chat=PYTHON)
     result = run(pytester, server)
-    result.assert_outcomes(passed=3, failed=1)
+    result.assert_outcomes(passed=3, errors=1)
     bodies = {(b["messages"][-1]["content"], b.get("temperature")): b for b in server.requests}
     assert len(server.requests) == 4  # the two cases differ only by settings: two requests
     file_case = bodies[("Weather in Paris?", 0)]
@@ -99,7 +99,7 @@ def test_settings_are_sent_and_keyed(pytester: pytest.Pytester, server: ChatServ
     assert report["metrics"]["cases"]["errors"] == 1 and report["metrics"]["cases"]["n"] == 3
     # From the store (answers of a completed run are reused only when asked for): nothing asked again,
     # the same verdicts.
-    run(pytester, server, "--toolcall-cache-mode=reuse").assert_outcomes(passed=3, failed=1)
+    run(pytester, server, "--toolcall-cache-mode=reuse").assert_outcomes(passed=3, errors=1)
     assert len(server.requests) == 5  # only the refused request, which the store never kept
     # Another setting is another request.
     pytester.makefile(".toolcall.yaml", weather=CASES.replace("max_tokens: 64", "max_tokens: 65"))

@@ -12,6 +12,7 @@ ORACLE = ["--toolcall-model=oracle", "-p", "no:randomly"]
 #: A unit whose reference answer the official scorer rejects: with --runxfail it fails for the oracle.
 PREFERENCE_40 = "toolcall::acebench[en/normal_preference_40]"
 REASON = "param 'UserDietaryPreferences': expected an object, got 'None'"
+PARALLEL_42 = "toolcall::acebench[en/normal_single_turn_parallel_function_42]"  # another such unit
 
 
 @pytest.fixture(params=[[], ["-n", "2"]], ids=["no-xdist", "n2"])
@@ -23,19 +24,21 @@ def failures_section(result: pytest.RunResult) -> list[str]:
     lines = result.stdout.lines
     start = next(i for i, line in enumerate(lines) if "= FAILURES =" in line)
     end = next(i for i, line in enumerate(lines) if i > start and line.startswith("="))
-    return [line for line in lines[start + 1 : end] if not line.startswith("[gw")]
+    return lines[start + 1 : end]
 
 
 @pytest.mark.slow
 def test_tb_line_is_one_line_naming_the_data_the_item_and_the_reason(
     pytester: pytest.Pytester, dist: list[str]
 ) -> None:
-    result = pytester.runpytest(*ORACLE, PREFERENCE_40, "--runxfail", "--tb=line", *dist)
-    result.assert_outcomes(failed=1)
-    (line,) = failures_section(result)
+    result = pytester.runpytest(*ORACLE, PREFERENCE_40, PARALLEL_42, "--runxfail", "--tb=line", *dist)
+    result.assert_outcomes(failed=2)
+    # One line per failure, under xdist too (no line naming the worker).
+    preference, parallel = sorted(failures_section(result), key=lambda line: "parallel" in line)
     assert re.fullmatch(
-        rf".*/data_en/data_normal_preference\.json:41: en/normal_preference_40: {re.escape(REASON)}", line
+        rf".*/data_en/data_normal_preference\.json:41: en/normal_preference_40: {re.escape(REASON)}", preference
     )
+    assert re.fullmatch(r".*/data_normal_single_turn_parallel_function\.json:43: en/normal_single_turn_.*", parallel)
 
 
 @pytest.mark.slow

@@ -13,8 +13,7 @@ only when a case file is read.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -22,7 +21,7 @@ import pytest
 
 from pytest_toolcall.core.benchmark import Benchmark, Dialogue, Loaded, Models, Plan, Requests, Skip, Unit, Verdict
 from pytest_toolcall.core.tables import Part
-from pytest_toolcall.core.types import ChatRequest, Model
+from pytest_toolcall.core.types import ChatRequest
 
 if TYPE_CHECKING:
     from pytest_toolcall.benchmarks.cases.mcp_servers import ServerPool
@@ -84,7 +83,8 @@ class Cases(Benchmark):
         )
 
     def test_unit(self, item: pytest.Item) -> Unit:
-        """The unit of a Python test using ``toolcall_chat``: file = its module, tags = its markers."""
+        """The unit of a Python test using ``toolcall_chat``: file = its module, tags = its markers; its
+        sample (a ``PythonTest``) is filled in while the test runs."""
         from pytest_toolcall.benchmarks.cases.format import case_file_stem
         from pytest_toolcall.benchmarks.cases.python_tests import PYTEST_MARKERS, PythonTest
 
@@ -101,14 +101,6 @@ class Cases(Benchmark):
             sample=PythonTest(),
             file=file,
         )
-
-    @contextmanager
-    def python_test(self, unit: Unit, model: Model, oracle: bool) -> Iterator[Any]:
-        """The ``toolcall_chat`` function of a Python test's unit, recording what the test asserts."""
-        from pytest_toolcall.benchmarks.cases.python_tests import python_test
-
-        with python_test(unit.sample, model, oracle) as chat:
-            yield chat
 
     def plan(self, unit: Unit, models: Models) -> Plan:
         from pytest_toolcall.benchmarks.cases.oracle import oracle_answer

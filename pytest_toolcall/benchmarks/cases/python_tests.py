@@ -39,13 +39,8 @@ class PythonTest:
     #: (expect, verdict) of every expectation checked, in order.
     assertions: list[tuple[dict[str, Any], CaseVerdict]] = field(default_factory=list)
     latency_s: float = 0.0
-    error: str | None = None
     #: The transcripts of its multi-step runs (``toolcall_chat.run``), in order.
     runs: list[Any] = field(default_factory=list)
-
-
-class RequestFailed(Exception):
-    """A request of the test got no answer after the configured retries: an error of the test."""
 
 
 class Chat:
@@ -63,19 +58,14 @@ class Chat:
         definitions. ``settings`` are request-body fields for this request (``temperature``,
         ``max_tokens``, ``tool_choice``; ``extra_body``'s fields are sent at the top level), part of
         the response store's key."""
+        __tracebackhide__ = True  # a request's error ends at the test's line
         messages = self._messages(messages_or_prompt, tools)
         sampling = _sampling(settings)
         if self._oracle:
             response: ToolCallResponse = OracleResponse(tools)
         else:
-            request = ChatRequest(json.loads(json.dumps(messages)), tools, sampling)
-            try:
-                answer = self._model.submit(request).result()
-            except RequestError as exc:
-                self._test.error = str(exc)
-                raise RequestFailed(f"request failed: {exc}") from None
+            answer = self._ask(ChatRequest(json.loads(json.dumps(messages)), tools, sampling))
             response = ToolCallResponse.from_chat_response(answer, usage=getattr(answer, "usage", None))
-            self._test.latency_s += answer.latency_s
         self._test.responses.append(response)
         return response
 
@@ -94,6 +84,7 @@ class Chat:
         run) or answered from ``tool_results`` (as in a case file), their results sent back, until a
         text answer. ``tools`` default to the server's. Returns the ``Transcript`` (``messages``,
         ``calls`` with their results, ``final``, ``step_limit``), for ``assert_trajectory``."""
+        __tracebackhide__ = True
         from pytest_toolcall.benchmarks.cases.mcp_servers import McpServer
         from pytest_toolcall.benchmarks.cases.steps import MockResults, run_steps
 
@@ -113,16 +104,24 @@ class Chat:
         return transcript
 
     def _ask_one(self, request: ChatRequest) -> ChatResponse:
+        __tracebackhide__ = True
         if self._oracle:  # the oracle answers a run with text: it has no expectation to answer
             answer = ChatResponse(NO_TOOL_ANSWER)
         else:
-            try:
-                answer = self._model.submit(request).result()
-            except RequestError as exc:
-                self._test.error = str(exc)
-                raise RequestFailed(f"request failed: {exc}") from None
-            self._test.latency_s += answer.latency_s
+            answer = self._ask(request)
         self._test.responses.append(ToolCallResponse.from_chat_response(answer, usage=answer.usage))
+        return answer
+
+    def _ask(self, request: ChatRequest) -> ChatResponse:
+        """The model's answer; a request that got none after the retries raises its ``RequestError``,
+        which the runner makes an error of the test (not a failure), as for an item whose request
+        got no answer. Its traceback ends at the test's line."""
+        __tracebackhide__ = True
+        try:
+            answer = self._model.submit(request).result()
+        except RequestError as exc:
+            raise exc.with_traceback(None) from None
+        self._test.latency_s += answer.latency_s
         return answer
 
     @staticmethod
@@ -166,14 +165,19 @@ def python_test_fields(test: PythonTest, error: BaseException | None) -> tuple[b
         "expect": expect,
         "assertions": len(test.assertions),
         "failure_kind": verdict.failure_kind if verdict is not None and error is not None else None,
-        "reason": "" if error is None else (verdict.message if verdict is not None else _describe(error)),
+        "reason": _reason(error, verdict),
         "calls": [{**asdict(r), "problems": list(r.problems)} for r in verdict.calls] if verdict is not None else [],
         "latency_s": round(test.latency_s, 4) if test.responses else None,
-        "error": test.error,
     }
     if test.runs:
         fields.update(test.runs[-1].record())
     return error is None, fields["reason"], fields
+
+
+def _reason(error: BaseException | None, verdict: CaseVerdict | None) -> str:
+    if error is None or isinstance(error, RequestError):
+        return ""  # (a request that got no answer has no verdict: the runner records its error)
+    return verdict.message if verdict is not None else _describe(error)
 
 
 def _describe(error: BaseException) -> str:

@@ -71,6 +71,7 @@ def run_steps(
     references: list[Any] | None = None,
 ) -> Transcript:
     """Run up to ``steps`` answers. ``references`` (the oracle's) is the answer of each step."""
+    __tracebackhide__ = True  # (a Python test's: its request errors end at the test's line)
     transcript = Transcript([json.loads(json.dumps(m)) for m in messages], steps=steps)
     for step in range(steps):
         reference = references[min(step, len(references) - 1)] if references else None

@@ -19,7 +19,17 @@ FAIL_MARK = "JUDGE-FAIL"
 
 
 def results_files() -> list[Path]:
-    return sorted(DATA.glob("results_*.json.gz"))
+    """Airline and retail here, telecom's (dual control) in ``telecom/``."""
+    return sorted(DATA.glob("results_*.json.gz")) + sorted(DATA.glob("telecom/results_*.json.gz"))
+
+
+def expected_files() -> list[Path]:
+    return sorted(DATA.glob("expected_*.json")) + sorted(DATA.glob("telecom/expected_*.json.gz"))
+
+
+def read_json(path: Path) -> Any:
+    data = path.read_bytes()
+    return json.loads(gzip.decompress(data) if path.suffix == ".gz" else data)
 
 
 def domain_files(domain: str) -> list[Path]:
@@ -36,15 +46,15 @@ def unpack(path: Path, folder: Path) -> Path:
 @functools.cache
 def expected() -> dict[str, Any]:
     merged: dict[str, Any] = {}
-    for path in sorted(DATA.glob("expected_*.json")):
-        merged.update(json.loads(path.read_text(encoding="utf-8")))
+    for path in expected_files():
+        merged.update(read_json(path))
     return merged
 
 
 @functools.cache
 def official_prompts() -> dict[str, Any]:
     merged: dict[str, Any] = {}
-    for path in sorted(DATA.glob("prompts_*.json")):
+    for path in sorted(DATA.glob("prompts_*.json")) + sorted(DATA.glob("telecom/prompts_*.json")):
         merged.update(json.loads(path.read_text(encoding="utf-8")))
     return merged
 

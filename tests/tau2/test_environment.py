@@ -12,13 +12,16 @@ from pytest_toolcall.benchmarks.tau2.airline import AirlineTools
 from pytest_toolcall.benchmarks.tau2.calculator import calculate
 from pytest_toolcall.benchmarks.tau2.environment import Environment, ReplayError, to_json_str, tool_specs
 from pytest_toolcall.benchmarks.tau2.retail import RetailTools
+from pytest_toolcall.benchmarks.tau2.telecom import TelecomTools
 
 
 def call(name: str, **arguments: object) -> dict[str, object]:
     return {"id": "c1", "name": name, "arguments": arguments, "requestor": "assistant"}
 
 
-@pytest.mark.parametrize(("domain", "toolkit"), [("airline", AirlineTools), ("retail", RetailTools)])
+@pytest.mark.parametrize(
+    ("domain", "toolkit"), [("airline", AirlineTools), ("retail", RetailTools), ("telecom", TelecomTools)]
+)
 def test_every_tool_has_the_official_parameters(domain: str, toolkit: type) -> None:
     for name, spec in tool_specs(domain).items():
         parameters = spec.schema["function"]["parameters"]

@@ -95,3 +95,37 @@ def test_an_answer_the_official_run_aborts_on(raw: dict[str, Any]) -> None:
 def test_an_empty_message_aborts() -> None:
     with pytest.raises(InfrastructureError, match="empty message"):
         run_simulation("airline", TASK, Script(("  ", [])), Script(("Hi", [])))
+
+
+def test_dual_control_views() -> None:
+    """Telecom: the user simulator is offered its phone's tools, its calls' answers come back to it
+    and never reach the agent; each of its messages is a step."""
+    task = domain_tasks("telecom", "base")[0]
+    status = {"id": "u1", "name": "check_status_bar", "arguments": {}}
+    agent = Script(("Please check your status bar.", []), ("Thanks.", []))
+    user = Script(("My data does not work.", []), (None, [status]), ("It shows airplane mode.", []), ("###STOP###", []))
+    sim = run_simulation("telecom", task, agent, user)
+    assert sim.termination_reason == "user_stop" and sim.steps == 7
+    roles = [(m["role"], m.get("requestor")) for m in sim.messages]
+    assert roles == [
+        ("assistant", None),
+        ("user", None),
+        ("assistant", None),
+        ("user", None),
+        ("tool", "user"),
+        ("user", None),
+        ("assistant", None),
+        ("user", None),
+    ]
+    assert sim.messages[3]["tool_calls"][0]["requestor"] == "user"
+    assert "Airplane Mode" in sim.messages[4]["content"]  # the task starts with airplane mode on
+    offered = user.seen[0][1]
+    assert offered and "check_status_bar" in {t["function"]["name"] for t in offered}
+    assert "check_status_bar" not in {t["function"]["name"] for t in agent.seen[0][1]}
+    after_call = user.seen[2][0]  # the user's view after its call: its call, then the answer
+    assert after_call[-2]["role"] == "assistant" and after_call[-2]["tool_calls"][0]["function"]["name"] == (
+        "check_status_bar"
+    )
+    assert after_call[-1] == {"role": "tool", "content": sim.messages[4]["content"], "tool_call_id": "u1"}
+    agent_view = agent.seen[1][0]
+    assert [m["role"] for m in agent_view] == ["system", "assistant", "user", "assistant", "user"]

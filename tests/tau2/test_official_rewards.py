@@ -1,7 +1,8 @@
 """Re-grading equals the official evaluator, simulation for simulation: every reward, breakdown and
 DB match learned from tau2 1.0.1 on trajectories of many kinds (the reference, wrong arguments,
 missing, repeated and reordered writes, floats for integers, a hallucinated tool, nothing
-communicated, every termination reason), airline and retail."""
+communicated, every termination reason), airline and retail; telecom's dual-control simulations
+(the user's tool calls on its phone among the agent's) of every ``base`` task."""
 
 from __future__ import annotations
 
@@ -14,7 +15,15 @@ from pytest_toolcall.benchmarks.tau2.evaluation import evaluate
 from pytest_toolcall.benchmarks.tau2.judge import judge_messages
 from pytest_toolcall.benchmarks.tau2.prompts import agent_system_prompt, user_system_prompt
 from pytest_toolcall.benchmarks.tau2.results_file import load_results
-from tests.tau2.official import expected, official_prompts, results_files, stand_in_judge, unpack
+from tests.tau2.official import (
+    expected,
+    expected_files,
+    official_prompts,
+    read_json,
+    results_files,
+    stand_in_judge,
+    unpack,
+)
 
 
 @pytest.fixture(scope="module", params=results_files(), ids=lambda p: p.name.split(".")[0])
@@ -81,7 +90,7 @@ def test_prompts_are_the_official_ones() -> None:
     prompts = official_prompts()
     from pytest_toolcall.benchmarks.tau2.benchmark import domain_tasks
 
-    for domain in ("airline", "retail"):
+    for domain in ("airline", "retail", "telecom"):
         if f"{domain}/agent" not in prompts:
             continue
         assert agent_system_prompt(domain) == prompts[f"{domain}/agent"]
@@ -102,21 +111,18 @@ def test_the_judge_prompt_is_the_official_one(tmp_path: Path) -> None:
 def test_pass_hat_k_is_the_official_one(tmp_path: Path) -> None:
     """Each learned file also holds the official ``compute_metrics`` of a two-trial run over its
     tasks (the reference with only its writes, and the one missing its last write)."""
-    import json
-
     from pytest_toolcall.benchmarks.tau2.metrics import tau2_metrics
-    from tests.tau2.official import DATA
 
     checked = 0
-    for path in sorted(DATA.glob("expected_*.json")):
-        learned = json.loads(path.read_text(encoding="utf-8"))
+    for path in expected_files():
+        learned = read_json(path)
         for key, official in learned.items():
             if not key.endswith("/pass_hat_k") or not official["simulations"]:
                 continue
             domain = key.split("/")[0]
             wanted = set(official["simulations"])
-            names = path.name.removeprefix("expected_")
-            results = DATA / f"results_{names.removesuffix('.json')}.json.gz"
+            names = path.name.removeprefix("expected_").split(".")[0]
+            results = path.parent / f"results_{names}.json.gz"
             base = {s.simulation_id: s for s in load_results(unpack(results, tmp_path))}
             records = []
             for sim_id in sorted(wanted):
@@ -132,7 +138,7 @@ def test_pass_hat_k_is_the_official_one(tmp_path: Path) -> None:
 
 def test_every_reference_passes_officially() -> None:
     """The official reward of every task's reference trajectory is 1: so the oracle must pass every
-    airline and retail task (``test_plugin.py``)."""
+    task (``test_tau2_plugin.py``): 50 airline, 114 retail, 114 telecom ``base`` tasks."""
     gold = {(row["domain"], row["task_id"]): row["reward"] for row in expected().values() if row.get("kind") == "gold"}
-    assert len(gold) == 50 + 114
+    assert Counter(domain for domain, _ in gold) == {"airline": 50, "retail": 114, "telecom": 114}
     assert set(gold.values()) == {1.0}

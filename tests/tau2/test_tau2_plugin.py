@@ -23,18 +23,17 @@ def report(pytester: pytest.Pytester) -> dict[str, Any]:
     return json.loads((pytester.path / "report.json").read_text())
 
 
-def test_oracle_passes_a_few_tasks_and_skips_telecom(pytester: pytest.Pytester) -> None:
+def test_oracle_passes_a_few_tasks_of_every_domain(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest(
         "--toolcall-model=oracle", "--toolcall-bench=tau2", "--toolcall-limit=2", "--toolcall-report=report.json", "-rs"
     )
-    result.assert_outcomes(passed=4, skipped=2)
-    assert "telecom's dual control (the user's device tools) is not implemented yet" in result.stdout.str()
+    result.assert_outcomes(passed=6)
     samples = report(pytester)["samples"]
-    passed = [s for s in samples if s["outcome"] == "passed"]
-    assert {s["nodeid"] for s in passed} == {f"toolcall::tau2[{d}/{i}]" for d in ("airline", "retail") for i in "01"}
-    assert all(s["reward"] == 1.0 and s["domain"] in ("airline", "retail") for s in passed)
-    airline = report(pytester)["metrics"]["tau2"]["categories"]["airline"]
-    assert airline["accuracy"] == 1.0 and airline["components"]["DB"]["passed"] == 2
+    assert {s["domain"] for s in samples} == {"airline", "retail", "telecom"}
+    assert all(s["reward"] == 1.0 and s["outcome"] == "passed" for s in samples)
+    blocks = report(pytester)["metrics"]["tau2"]["categories"]
+    assert blocks["airline"]["accuracy"] == 1.0 and blocks["airline"]["components"]["DB"]["passed"] == 2
+    assert blocks["telecom"]["accuracy"] == 1.0 and blocks["telecom"]["components"]["ENV_ASSERTION"]["passed"] == 2
 
 
 def test_gate_names(pytester: pytest.Pytester) -> None:
@@ -153,6 +152,24 @@ def test_a_gate_on_nothing_measured_fails(pytester: pytest.Pytester) -> None:
         assert f"toolcall gate FAILED: {metric} was not measured (required >= 0.5)" in gated.stdout.str()
 
 
+@pytest.mark.parametrize("dist", [[], ["-n", "2"]], ids=["no-xdist", "n2"])
+def test_oracle_passes_every_telecom_task(pytester: pytest.Pytester, dist: list[str]) -> None:
+    """Dual control: the oracle user plays the reference's user actions on its phone."""
+    result = pytester.runpytest(
+        "--toolcall-model=oracle",
+        "--toolcall-bench=tau2",
+        "--toolcall-user-model=oracle",
+        "--toolcall-tau2-domains=telecom",
+        "--toolcall-report=report.json",
+        *dist,
+    )
+    result.assert_outcomes(passed=114)
+    telecom = report(pytester)["metrics"]["tau2"]["categories"]["telecom"]
+    assert telecom["accuracy"] == 1.0 and telecom["tasks"] == 114
+    samples = report(pytester)["samples"]
+    assert all(set(s["reward_breakdown"]) <= {"ENV_ASSERTION", "ACTION"} for s in samples)
+
+
 def small_results(tmp_path: Path, domain: str) -> tuple[Path, dict[str, dict[str, Any]]]:
     """A results file with one simulation per (task, trial): two trials of each of the first tasks,
     the reference and a variant, taken from the learned file."""
@@ -170,7 +187,7 @@ def small_results(tmp_path: Path, domain: str) -> tuple[Path, dict[str, dict[str
     return path, {f"{s['task_id']}@{s['trial'] + 1}": expected()[s["id"]] for s in chosen}
 
 
-@pytest.mark.parametrize("domain", ["airline", "retail"])
+@pytest.mark.parametrize("domain", ["airline", "retail", "telecom"])
 def test_regrading_a_results_file(pytester: pytest.Pytester, tmp_path: Path, domain: str) -> None:
     if not domain_files(domain):
         pytest.skip(f"no learned {domain} file")
@@ -288,6 +305,90 @@ def test_a_live_run_reproduces_the_official_rewards(
         )
     assert len({official["reward"] for official in (expected()[s] for s in chosen)}) == 2  # both outcomes
     assert all(r["temperature"] == 0.0 and "max_tokens" not in r for r in agent_requests)
+
+
+class ScriptedDualControl:
+    """The agent's and the user's replies of the official loop's telecom runs
+    (``learn_telecom_loop.py``), through the chat server: a request is the user simulator's when its
+    system prompt is a task's user prompt (then the run is that task's: one per prompt), the
+    agent's otherwise (the run named by the user's opening ``simulation <id>``); the k-th request
+    of a side in a run gets that side's k-th reply, tool calls on the phone included."""
+
+    def __init__(self, simulations: dict[str, Any]) -> None:
+        self.by_id = simulations
+        self.by_prompt = {user_system_prompt(s.task): s for s in simulations.values()}
+        assert len(self.by_prompt) == len(simulations)
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        messages = body["messages"]
+        sim = self.by_prompt.get(messages[0]["content"])
+        if sim is not None:
+            role, done = "user", sum(1 for m in messages if m["role"] == "assistant")
+        else:
+            opening = next(m["content"] for m in messages if m["role"] == "user")
+            sim = self.by_id[opening.removeprefix("simulation ")]
+            role, done = "assistant", sum(1 for m in messages if m["role"] == "assistant") - 1  # the greeting
+        reply = [m for m in sim.messages[1:] if m["role"] == role][done]
+        calls = [{"name": c["name"], "arguments": c["arguments"]} for c in reply.get("tool_calls") or []]
+        return Reply(content=reply["content"], tool_calls=calls or None)
+
+
+def test_a_live_dual_control_run_reproduces_the_official_rewards(
+    pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Official telecom runs (kinds in turn: user tool calls on the phone, an erroring one, two in
+    one message, a missing one, a wrong agent argument), played live through the real client, one
+    per user prompt (tasks share prompts; the others are deselected): each item's reward is the
+    official one, and the user simulator was sent the official answers of its phone."""
+    from pytest_toolcall.benchmarks.tau2.benchmark import domain_tasks
+
+    telecom = Path(__file__).parents[1] / "data" / "tau2" / "telecom"
+    sims = load_results(unpack(telecom / "results_telecom-loop.json.gz", tmp_path))
+    by_prompt: dict[str, list[Any]] = {}
+    for sim in sims:
+        by_prompt.setdefault(user_system_prompt(sim.task), []).append(sim)
+    chosen = {}
+    for index, offered in enumerate(by_prompt.values()):
+        first_task = [s for s in offered if s.task["id"] == offered[0].task["id"]]
+        sim = first_task[index % len(first_task)]
+        chosen[sim.simulation_id] = sim
+    tasks = {s.task["id"] for s in chosen.values()}
+    others = [f"--deselect=toolcall::tau2[telecom/{t['id']}]" for t in domain_tasks("telecom", "base")]
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with ChatServer(ScriptedDualControl(chosen)) as server:
+        pytester.runpytest(
+            "--toolcall-model=agent",
+            "--toolcall-user-model=user",
+            f"--toolcall-base-url={server.base_url}",
+            "--toolcall-bench=tau2",
+            "--toolcall-tau2-domains=telecom",
+            "--toolcall-cache=off",
+            "--toolcall-report=report.json",
+            *[d for d in others if d.split("/", 1)[1][:-1] not in tasks],
+        )
+        user_requests = [r for r in server.requests if r["model"] == "user"]
+    samples = {s["task_id"]: s for s in report(pytester)["samples"]}
+    assert set(samples) == tasks
+    learned = expected()
+    for sim in chosen.values():
+        official = learned[sim.simulation_id]
+        sample = samples[sim.task["id"]]
+        assert (sample["reward"], sample["reward_breakdown"]) == (official["reward"], official["breakdown"]), (
+            sim.simulation_id
+        )
+    assert {learned[s]["reward"] for s in chosen} == {0.0, 1.0}
+    assert {learned[s]["kind"] for s in chosen} >= {"gold", "bad_user_call", "two_calls", "missing_user_action"}
+    # the phone's answers the user simulator was sent: the official ones, in order
+    last_seen: dict[str, list[Any]] = {}
+    prompts = {user_system_prompt(s.task): s.simulation_id for s in chosen.values()}
+    for request in user_requests:
+        last_seen[prompts[request["messages"][0]["content"]]] = [
+            m["content"] for m in request["messages"] if m["role"] == "tool"
+        ]
+    for sim_id, sim in chosen.items():
+        official_answers = [m["content"] for m in sim.messages if m["role"] == "tool" and m["requestor"] == "user"]
+        assert last_seen[sim_id] == official_answers, sim_id
+    assert all(request.get("tools") for request in user_requests)
 
 
 def test_an_aborted_exchange_is_an_infrastructure_error(

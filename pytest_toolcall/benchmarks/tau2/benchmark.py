@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pytest_toolcall.benchmarks.tau2.environment import DATA, DOMAINS, ENVIRONMENTS
+from pytest_toolcall.benchmarks.tau2.environment import DATA, DOMAINS
 from pytest_toolcall.core.benchmark import (
     Benchmark,
     DataError,
@@ -38,7 +38,6 @@ NO_USER = (
     "a τ²-bench simulation needs a user simulator: pass --toolcall-user-model=NAME "
     "(and --toolcall-user-base-url=URL if it is served elsewhere)"
 )
-NO_TELECOM = "telecom's dual control (the user's device tools) is not implemented yet"
 
 
 @dataclass
@@ -211,8 +210,6 @@ class Tau2(Benchmark):
         task = unit.sample["task"]
         judge = self._judge(models)
         saved = unit.sample.get("saved")
-        if domain not in ENVIRONMENTS:
-            return Skip(NO_TELECOM)
         if saved is not None:
             if saved.termination_reason == "infrastructure_error":
                 return Skip("the simulation ended infrastructure_error: officially in no metric (counted apart)")

@@ -1,6 +1,14 @@
 """A domain's environment: its database, its tools, tool calls as the official ``Environment`` makes
 them, the replay of a trajectory onto a fresh database, and the database hash.
 
+Telecom is dual control: besides the agent's database there is the user's phone (``UserDevice``,
+``telecom_device.py``, handed in by ``dual_control.new_environment``), which the user simulator
+acts on with tools of its own. A call goes to the
+side of its ``requestor``; after every successful call, every initialization function and every
+replay, the environment syncs the two sides as the official ``TelecomEnvironment.sync_tools``: the
+phone learns from the line whether it is active, may roam, is over its data limit, and whether a
+bill awaits payment; a payment made on the phone marks the bill paid.
+
 Messages are plain dicts in the official ``SimulationRun`` format: ``{"role": "assistant" | "user" |
 "tool", "content", "tool_calls": [{"id", "name", "arguments", "requestor"}]}``, tool results
 ``{"role": "tool", "id", "content", "requestor", "error"}``.
@@ -11,6 +19,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -19,12 +28,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from pytest_toolcall.benchmarks.tau2.models import FlightDB, RetailDB, db_hash
+from pytest_toolcall.benchmarks.tau2.models import FlightDB, LineStatus, RetailDB, TelecomDB, db_hash
 
 DATA = Path(__file__).with_name("data")
 DOMAINS = ("airline", "retail", "telecom")
-#: The domains whose environment is implemented (telecom's dual control is not yet).
-ENVIRONMENTS = ("airline", "retail")
+#: The domains whose user simulator has tools (on the user's phone).
+DUAL_CONTROL = ("telecom",)
 
 
 class ReplayError(Exception):
@@ -42,7 +51,8 @@ class ToolSpec:
 @functools.cache
 def tool_specs(domain: str) -> dict[str, ToolSpec]:
     """The domain's tools as the official toolkit declares them (``data/tools.json`` was written by
-    the official code: ``Tool.openai_schema`` and ``ToolKitBase.tool_mutates_state``)."""
+    the official code: ``Tool.openai_schema`` and ``ToolKitBase.tool_mutates_state``); the user's
+    tools of a dual-control domain are under ``<domain>_user``."""
     entries = json.loads((DATA / "tools.json").read_text(encoding="utf-8"))[domain]
     return {
         e["schema"]["function"]["name"]: ToolSpec(e["schema"], bool(e["mutates_state"]), str(e["tool_type"]))
@@ -65,6 +75,11 @@ def policy(domain: str) -> str:
 def _pristine_db(domain: str) -> BaseModel:
     raw = json.loads((DATA / domain / "db.json").read_text(encoding="utf-8"))
     return FlightDB.model_validate(raw) if domain == "airline" else RetailDB.model_validate(raw)
+
+
+@functools.cache
+def _telecom_raw() -> dict[str, Any]:
+    return tomllib.loads((DATA / "telecom" / "db.toml").read_text(encoding="utf-8"))
 
 
 class CopyOnRead(dict):
@@ -98,7 +113,10 @@ TABLES = {"airline": ("flights", "users", "reservations"), "retail": ("products"
 
 
 def fresh_db(domain: str) -> BaseModel:
-    """The domain's database as loaded, for one environment (its tables copy on lookup)."""
+    """The domain's database as loaded, for one environment (its tables copy on lookup; telecom's
+    is small and validated anew)."""
+    if domain == "telecom":
+        return TelecomDB.model_validate(_telecom_raw())
     pristine = _pristine_db(domain)
     tables = {name: CopyOnRead(getattr(pristine, name)) for name in TABLES[domain]}
     return type(pristine).model_construct(None, **tables)
@@ -108,6 +126,8 @@ def same_state(a: BaseModel, b: BaseModel, domain: str) -> bool:
     """Whether two databases of the domain have the same official hash: the hash is of the sorted
     JSON text of the whole database, so it is equal exactly when every table has the same keys and
     every entry the same JSON text. Entries neither side looked up are the pristine ones."""
+    if domain not in TABLES:
+        return db_hash(a) == db_hash(b)
     for name in TABLES[domain]:
         left, right = getattr(a, name), getattr(b, name)
         if left.keys() != right.keys():
@@ -131,21 +151,42 @@ def _toolkit(domain: str, db: BaseModel) -> Any:
         from pytest_toolcall.benchmarks.tau2.retail import RetailTools
 
         return RetailTools(db)  # type: ignore[arg-type]
+    if domain == "telecom":
+        from pytest_toolcall.benchmarks.tau2.telecom import TelecomTools
+
+        return TelecomTools(db)  # type: ignore[arg-type]
     raise ValueError(f"no environment for the {domain} domain")
 
 
 class Environment:
-    def __init__(self, domain: str) -> None:
+    def __init__(self, domain: str, device: Any = None) -> None:
+        """``device``: the user's phone of a dual-control domain (``dual_control.Phone``)."""
+        if (device is None) != (domain not in DUAL_CONTROL):
+            raise ValueError(f"the {domain} environment {'needs' if device is None else 'has no'} a user's device")
         self.domain = domain
         self.specs = tool_specs(domain)
         self.tools = _toolkit(domain, fresh_db(domain))
+        self.device = device
+        self.user_specs = tool_specs(f"{domain}_user") if device is not None else {}
+        self.sync()
 
     def has_tool(self, name: str) -> bool:
-        return name in self.specs
+        """A tool of either side (``Environment._has_tool``)."""
+        return name in self.specs or name in self.user_specs
+
+    def mutates_state(self, name: str) -> bool:
+        spec = self.specs.get(name) or self.user_specs.get(name)
+        return spec is None or spec.mutates_state
 
     def make_tool_call(self, name: str, requestor: str = "assistant", **arguments: Any) -> Any:
+        """A call on its requestor's side, without the sync (as the official ``make_tool_call``:
+        the gold replay of the evaluator calls this and never syncs)."""
         if requestor == "user":
-            raise ValueError("User tools not available")  # airline and retail give the user none
+            if self.device is None:
+                raise ValueError("User tools not available")  # airline and retail give the user none
+            if name not in self.user_specs:
+                raise ValueError(f"Tool '{name}' not found.")
+            return self.device.call(name, arguments)
         if requestor != "assistant":
             raise ValueError(f"Invalid requestor: {requestor}")
         if name not in self.specs:
@@ -154,11 +195,12 @@ class Environment:
         return method(**arguments)
 
     def get_response(self, call: dict[str, Any]) -> dict[str, Any]:
-        """The tool message answering a call; a failing call answers ``Error: <exception>``."""
+        """The tool message answering a call; a failing call (or sync) answers ``Error: <exception>``."""
         requestor = call.get("requestor") or "assistant"
         error = False
         try:
             result = self.make_tool_call(call["name"], requestor=requestor, **_arguments(call))
+            self.sync()
         except Exception as exc:  # the official environment turns every exception into the answer
             result, error = f"Error: {exc}", True
         return {
@@ -170,21 +212,83 @@ class Environment:
         }
 
     def db_hash(self) -> str:
-        """The official hash (slow: the whole database is dumped); ``same_state`` compares as it does."""
+        """The official hash of the agent's database (slow for airline and retail: the whole
+        database is dumped); ``same_state`` compares as it does."""
         return db_hash(self.tools.db)
 
+    def user_db_hash(self) -> str | None:
+        return None if self.device is None else str(self.device.db_hash())
+
     def same_state(self, other: Environment) -> bool:
-        return same_state(self.tools.db, other.tools.db, self.domain)
+        """The official DB check: both databases, the agent's and the user's, hash alike."""
+        return same_state(self.tools.db, other.tools.db, self.domain) and self.user_db_hash() == other.user_db_hash()
+
+    def sync(self) -> None:
+        """``TelecomEnvironment.sync_tools`` (nothing to do without a phone, or before the phone
+        knows its number)."""
+        device = self.device
+        if device is None or device.surroundings.phone_number is None:
+            return
+        surroundings = device.surroundings
+        phone_number = surroundings.phone_number
+        line = self.tools._get_line_by_phone(phone_number)
+        surroundings.line_active = line.status == LineStatus.ACTIVE
+        surroundings.roaming_allowed = bool(line.roaming_enabled)
+        plan = self.tools._get_plan_by_id(line.plan_id)
+        surroundings.mobile_data_usage_exceeded = line.data_used_gb >= plan.data_limit_gb + line.data_refueling_gb
+        request = surroundings.payment_request
+        if request is not None and request.paid:
+            self.tools._set_bill_to_paid(request.bill_id)
+            surroundings.payment_request = None
+        if surroundings.payment_request is None:
+            customer = self.tools.get_customer_by_phone(phone_number)
+            awaiting = self.tools._get_bills_awaiting_payment(customer)
+            if awaiting:
+                surroundings.payment_request = device.request_payment(awaiting[0].bill_id, awaiting[0].total_due)
+
+    def run_function(self, function: dict[str, Any]) -> Any:
+        """An ``EnvFunctionCall`` of a task (initialization action or assertion) on the side its
+        ``env_type`` names, then the sync (``Environment.run_env_function_call``)."""
+        env_type, name = function.get("env_type"), function["func_name"]
+        arguments = dict(function.get("arguments") or {})
+        if env_type == "assistant":
+            result = getattr(self.tools, name)(**arguments)
+        elif env_type == "user" and self.device is not None:
+            result = self.device.run_function(name, arguments)
+        else:
+            raise ValueError(f"Invalid environment type: {env_type}")
+        self.sync()
+        return result
+
+    def run_assertion(self, assertion: dict[str, Any]) -> bool:
+        """Whether an ``EnvAssertion`` holds: its function returns a bool equal to ``assert_value``."""
+        result = self.run_function(assertion)
+        if not isinstance(result, bool):
+            raise ValueError(f"Function {assertion['func_name']} returned {type(result)} instead of bool")
+        return result == assertion.get("assert_value", True)
+
+    def set_state(
+        self, initial_state: dict[str, Any] | None, messages: Sequence[dict[str, Any]], strict: bool = False
+    ) -> None:
+        """``Environment.set_state``: the task's initial state (its initialization functions, in
+        order), then the trajectory replayed, then the sync."""
+        initial_state = initial_state or {}
+        if initial_state.get("initialization_data"):
+            raise ValueError("tasks with initialization_data are not supported (no shipped task has any)")
+        for function in initial_state.get("initialization_actions") or []:
+            self.run_function(function)
+        self.replay(messages, strict=strict)
+        self.sync()
 
     def replay(self, messages: Sequence[dict[str, Any]], strict: bool = False) -> None:
-        """``Environment.set_state``: re-run the state-changing calls of a trajectory, in order.
+        """Re-run the state-changing calls of a trajectory, in order (both sides').
 
         Calls of tools that do not exist are skipped (they changed nothing live) and so are reads;
         ``strict`` (live evaluation) fails when a replayed result differs from the recorded one.
         """
         for call, recorded in _calls_with_results(messages):
             name = str(call.get("name"))
-            if not self.has_tool(name) or not self.specs[name].mutates_state:
+            if not self.has_tool(name) or not self.mutates_state(name):
                 continue
             content = self.get_response(call)["content"]
             if strict and _loaded(content) != _loaded(recorded.get("content")):

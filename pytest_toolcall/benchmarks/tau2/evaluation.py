@@ -1,9 +1,11 @@
 """The official reward of a simulation (tau2 1.0.1 ``evaluator/evaluate_simulation``, type ALL).
 
 * A simulation that did not end by a stop (``user_stop``, ``agent_stop``) gets 0.
-* DB: the trajectory's state-changing calls are replayed onto a fresh database, the task's
-  reference actions onto another (a failing reference call is skipped); the hashes must be equal.
-* ENV_ASSERTION: assertions on the predicted environment (none in airline and retail).
+* DB: the trajectory's state-changing calls are replayed onto a fresh environment set to the
+  task's initial state, the task's reference actions onto another (a failing reference call is
+  skipped); the hashes of both databases (telecom: also the user's phone) must be equal.
+* ENV_ASSERTION: the task's assertions on the predicted environment, on the side each names
+  (none in airline and retail).
 * COMMUNICATE: each ``communicate_info`` text, lower-cased, is a substring of an assistant text with
   its commas removed.
 * ACTION: each reference action is matched by some tool call (``compare_args`` or all arguments).
@@ -22,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_toolcall.benchmarks.tau2.environment import Environment
+from pytest_toolcall.benchmarks.tau2.dual_control import new_environment
 
 STOPS = ("user_stop", "agent_stop")
 TERMINATION_REASONS = (
@@ -104,25 +106,29 @@ def _environment(
     if actions is None and assertions is None:
         checks["db_match"] = True
         return {}
-    if task.get("initial_state"):
-        raise ValueError(f"task {task.get('id')}: initial states are not supported in {domain}")
-    predicted = Environment(domain)
-    predicted.replay(messages, strict=strict)
-    gold = Environment(domain)
+    initial_state = task.get("initial_state") or {}
+    predicted = new_environment(domain)
+    predicted.set_state(initial_state, messages, strict=strict)
+    gold = new_environment(domain)
+    gold.set_state(initial_state, initial_state.get("message_history") or [], strict=strict)
     for action in actions or []:
-        try:
+        try:  # without the sync, as officially (so telecom's gold phone may lag behind its line)
             gold.make_tool_call(action["name"], requestor=action.get("requestor", "assistant"), **action["arguments"])
         except Exception:  # the official evaluator logs and skips a failing reference call
             pass
     match = predicted.same_state(gold)
     checks["db_match"] = match
+    met = [predicted.run_assertion(assertion) for assertion in assertions or []]
     if assertions:
-        raise ValueError(f"task {task.get('id')}: environment assertions are not supported in {domain}")
+        checks["env_assertions"] = [
+            {"func_name": a["func_name"], "env_type": a.get("env_type"), "met": m}
+            for a, m in zip(assertions, met, strict=True)
+        ]
     result: dict[str, float] = {}
     if "DB" in basis:
         result["DB"] = 1.0 if match else 0.0
     if "ENV_ASSERTION" in basis:
-        result["ENV_ASSERTION"] = 1.0
+        result["ENV_ASSERTION"] = 1.0 if all(met) else 0.0
     return result
 
 

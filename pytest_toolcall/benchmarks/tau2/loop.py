@@ -8,6 +8,12 @@ never stops. After a step that does not wait for the environment, ``max_steps`` 
 ``max_errors`` (10) failed tool calls end it (``max_steps`` / ``too_many_errors``, the latter
 checked last, and both even after a stop, as officially).
 
+Dual control (telecom): the environment starts from the task's initial state; the user simulator
+is offered the user's tools (the official schemas) and its turn may be tool calls on its phone,
+whose results go back to it (the agent never sees them, nor the user its calls); a step is still
+one message of either side, so ``max_steps`` counts both; the two sides are synced after every
+step, as the official orchestrator does.
+
 An exchange the official run would abort (an empty message, tool arguments that are not JSON) is
 raised as ``InfrastructureError``: the official runner retries the simulation and then records
 ``infrastructure_error``, which no metric counts.
@@ -20,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_toolcall.benchmarks.tau2.environment import Environment
+from pytest_toolcall.benchmarks.tau2.dual_control import new_environment
 from pytest_toolcall.benchmarks.tau2.prompts import GREETING, agent_system_prompt, is_user_stop, user_system_prompt
 from pytest_toolcall.core.types import RequestError
 
@@ -75,8 +81,14 @@ def run_simulation(
     max_steps: int = MAX_STEPS,
     max_errors: int = MAX_ERRORS,
 ) -> Simulation:
-    env = Environment(domain)
+    env = new_environment(domain)
+    initial_state = task.get("initial_state") or {}
+    if initial_state.get("message_history"):
+        raise ValueError(f"task {task.get('id')}: a task that starts with a message history is not supported")
+    env.set_state(initial_state, [], strict=True)
     tools = [spec.schema for spec in env.specs.values()]
+    offered = task.get("user_tools")  # a task may offer the user only some of its tools
+    user_tools = [s.schema for n, s in env.user_specs.items() if offered is None or n in offered] or None
     agent_system = {"role": "system", "content": agent_system_prompt(domain)}
     user_system = {"role": "system", "content": user_system_prompt(task)}
     greeting: dict[str, Any] = {"role": "assistant", "content": GREETING, "tool_calls": None}
@@ -89,9 +101,11 @@ def run_simulation(
     reason: str | None = None
     while reason is None:
         if receiver == "user":
-            if isinstance(message, dict) and (_has_text(message) or message.get("tool_calls")):
+            if isinstance(message, list):  # the answers to its own tool calls
+                user_history.extend(message)
+            elif _has_text(message) or message.get("tool_calls"):
                 user_history.append(message)
-            content, calls = user([user_system, *_flipped(user_history)], None)
+            content, calls = user([user_system, *_flipped(user_history)], user_tools)
             reply = _message("user", content, calls, "user")
             user_history.append(reply)
             trajectory.append(reply)
@@ -113,6 +127,7 @@ def run_simulation(
             trajectory.extend(results)
             message, sender, receiver = results, "env", sender
         steps += 1
+        env.sync()
         if receiver != "env":
             if steps >= max_steps:
                 reason = "max_steps"
@@ -144,29 +159,34 @@ def _api_messages(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if m["role"] == "tool":
             out.append({"role": "tool", "content": m["content"], "tool_call_id": m["id"]})
         elif m["role"] == "assistant":
-            entry: dict[str, Any] = {"role": "assistant", "content": m["content"]}
-            if m.get("tool_calls"):
-                entry["tool_calls"] = [
-                    {
-                        "id": c["id"],
-                        "type": "function",
-                        "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])},
-                    }
-                    for c in m["tool_calls"]
-                ]
-            out.append(entry)
+            out.append(_as_assistant(m))
         else:
             out.append({"role": m["role"], "content": m["content"]})
     return out
 
 
+def _as_assistant(m: dict[str, Any]) -> dict[str, Any]:
+    """A message as the chat message of the model that sent it, with its tool calls."""
+    entry: dict[str, Any] = {"role": "assistant", "content": m["content"]}
+    if m.get("tool_calls"):
+        entry["tool_calls"] = [
+            {
+                "id": c["id"],
+                "type": "function",
+                "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])},
+            }
+            for c in m["tool_calls"]
+        ]
+    return entry
+
+
 def _flipped(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The user simulator's view (``UserState.flip_roles``): the agent's texts as the user's, its
-    own messages as the assistant's."""
+    own messages (with their tool calls, on its phone) as the assistant's, and the answers to those."""
     out: list[dict[str, Any]] = []
     for m in history:
         if m["role"] == "user":
-            out.append({"role": "assistant", "content": m["content"]})
+            out.append(_as_assistant(m))
         elif m["role"] == "assistant":
             out.append({"role": "user", "content": m["content"]})
         else:

@@ -1,4 +1,5 @@
-"""The airline and retail databases as typed models, field for field the official ones (tau2 1.0.1).
+"""The airline, retail and telecom (agent side) databases as typed models, field for field the
+official ones (tau2 1.0.1).
 
 They are pydantic models on purpose: the official DB hash is ``sha256(json.dumps(model_dump(),
 sort_keys=True, default=str))``, so whatever pydantic does to a value decides the verdict. Loading
@@ -11,11 +12,13 @@ baggage count sent as ``2.0`` stays a float and the hash differs from the gold o
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
+from enum import Enum
 from typing import Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 # --- airline -------------------------------------------------------------------------------------
 
@@ -296,6 +299,144 @@ class RetailDB(BaseModel):
     products: dict[str, Product]
     users: dict[str, RetailUser]
     orders: dict[str, Order]
+
+
+# --- telecom (the agent's side; the user's phone is ``telecom_device.py``) ------------------------
+# Every model forbids extra fields (the official ``BaseModelNoExtra``). The enums are ``(str,
+# Enum)`` as officially, not ``StrEnum`` (whose ``str()`` differs): a dump keeps the member, which
+# JSON writes as its text. A default is not validated, so a
+# customer without ``created_at`` keeps the *date* 2025-01-01 (it hashes as ``2025-01-01``).
+
+
+class _NoExtra(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TelecomAddress(_NoExtra):
+    street: str
+    city: str
+    state: str
+    zip_code: str
+
+
+class Plan(_NoExtra):
+    plan_id: str
+    name: str
+    data_limit_gb: float
+    price_per_month: float
+    data_refueling_price_per_gb: float
+
+
+class DeviceType(str, Enum):  # noqa: UP042 - the official kind of enum
+    PHONE = "phone"
+    ROUTER = "router"
+    TABLET = "tablet"
+    WATCH = "watch"
+    OTHER = "other"
+
+
+class Device(_NoExtra):
+    device_id: str
+    device_type: DeviceType
+    model: str
+    imei: str | None = None
+    is_esim_capable: bool
+    activated: bool = False
+    activation_date: datetime.datetime | None = None
+    last_esim_transfer_date: datetime.datetime | None = None
+
+
+class LineStatus(str, Enum):  # noqa: UP042 - the official kind of enum
+    ACTIVE = "Active"
+    SUSPENDED = "Suspended"
+    PENDING_ACTIVATION = "Pending Activation"
+    CLOSED = "Closed"
+
+
+class Line(_NoExtra):
+    line_id: str
+    phone_number: str
+    status: LineStatus = LineStatus.PENDING_ACTIVATION
+    plan_id: str
+    device_id: str | None = None
+    data_used_gb: float = 0.0
+    data_refueling_gb: float = 0.0
+    roaming_enabled: bool = False
+    contract_end_date: datetime.date | None = None
+    last_plan_change_date: datetime.date | None = None
+    last_sim_replacement_date: datetime.date | None = None
+    suspension_start_date: datetime.date | None = None
+
+
+class LineItem(_NoExtra):
+    description: str
+    amount: float
+    date: datetime.date
+    item_type: str
+
+
+class BillStatus(str, Enum):  # noqa: UP042 - the official kind of enum
+    DRAFT = "Draft"
+    ISSUED = "Issued"
+    AWAITING_PAYMENT = "Awaiting Payment"
+    PAID = "Paid"
+    OVERDUE = "Overdue"
+    DISPUTED = "Disputed"
+
+
+class Bill(_NoExtra):
+    bill_id: str
+    customer_id: str
+    period_start: datetime.date
+    period_end: datetime.date
+    issue_date: datetime.date
+    total_due: float
+    due_date: datetime.date
+    line_items: list[LineItem] = Field(default_factory=list)
+    status: BillStatus = BillStatus.DRAFT
+
+
+class AccountStatus(str, Enum):  # noqa: UP042 - the official kind of enum
+    ACTIVE = "Active"
+    SUSPENDED = "Suspended"
+    PENDING_VERIFICATION = "Pending Verification"
+    CLOSED = "Closed"
+
+
+class PaymentMethodType(str, Enum):  # noqa: UP042 - the official kind of enum
+    CREDIT_CARD = "Credit Card"
+    DEBIT_CARD = "Debit Card"
+    PAYPAL = "PayPal"
+
+
+class PaymentMethod(_NoExtra):
+    method_type: PaymentMethodType
+    account_number_last_4: str
+    expiration_date: str
+
+
+class Customer(_NoExtra):
+    customer_id: str
+    full_name: str
+    date_of_birth: str
+    email: str
+    phone_number: str
+    address: TelecomAddress
+    account_status: AccountStatus = AccountStatus.PENDING_VERIFICATION
+    payment_methods: list[PaymentMethod] = Field(default_factory=list)
+    line_ids: list[str] = Field(default_factory=list)
+    bill_ids: list[str] = Field(default_factory=list)
+    created_at: datetime.datetime = datetime.date(2025, 1, 1)  # type: ignore[assignment]  # as officially
+    last_extension_date: datetime.date | None = None
+    goodwill_credit_used_this_year: float = 0.0
+
+
+class TelecomDB(_NoExtra):
+    plans: list[Plan] = Field(default_factory=list)
+    customers: list[Customer] = Field(default_factory=list)
+    lines: list[Line] = Field(default_factory=list)
+    bills: list[Bill] = Field(default_factory=list)
+    devices: list[Device] = Field(default_factory=list)
 
 
 def db_hash(db: BaseModel) -> str:

@@ -17,7 +17,8 @@ def format_transcript(messages: list[dict[str, Any]]) -> str:
         role = m.get("role")
         if role == "tool":
             flag = " (error)" if m.get("error") else ""
-            lines.append(f"  tool{flag}: {one_line(str(m.get('content')), RESULT_CHARS)}")
+            side = " (user's phone)" if m.get("requestor") == "user" else ""  # telecom's dual control
+            lines.append(f"  tool{side}{flag}: {one_line(str(m.get('content')), RESULT_CHARS)}")
             continue
         if m.get("content"):
             lines.append(f"{role}: {m['content']}")

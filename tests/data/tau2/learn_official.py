@@ -16,8 +16,8 @@ records the official system prompts and pass^k of a two-trial file.
 Telecom (the ``base`` tasks): each simulation starts from the task's initial state as the official
 orchestrator sets it, the user's reference actions are tool calls of the user simulator on its
 device, and the variants are those of ``telecom_kinds``. ``assemble:telecom`` writes its files;
-they live in ``telecom/`` here (the expected verdicts gzipped), apart from the airline and retail
-files the re-grading tests read, until telecom's environment exists.
+they live in ``telecom/`` here (the expected verdicts gzipped), beside the runs of the official
+loop (``learn_telecom_loop.py``) and the answers of the agent's tools (``learn_telecom_tools.py``).
 """
 
 import copy

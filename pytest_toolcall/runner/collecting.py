@@ -79,7 +79,7 @@ class Collection:
     def pytest_collection_modifyitems_shard(self, items: list[pytest.Item]) -> None:
         """After -k, -m, --lf... (trylast): a shard is a part of what they left."""
         run = self.run
-        chosen = shards.selection_of(n for n in units_of(items, run.benchmarks))
+        chosen = shards.selection_of(units_of(items, run.benchmarks))
         shard = run.settings.shard
         if shard is not None:
             kept, dropped, plan = shards.cut(items, shard, run.catalog.benchmarks)

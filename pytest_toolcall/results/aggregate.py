@@ -9,7 +9,7 @@ from typing import Any
 
 from pytest_toolcall.core.benchmark import Benchmark
 from pytest_toolcall.core.blocks import check_blocks
-from pytest_toolcall.results.report import SCHEMA
+from pytest_toolcall.core.report_reader import SCHEMA
 
 
 def aggregate(benchmarks: Mapping[str, Benchmark], samples: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -23,7 +23,7 @@ class BaselineError(ValueError):
 
 def load_baseline(path: Path) -> dict[str, Any]:
     """The report at ``path``, checked enough to compare with: BaselineError otherwise."""
-    from pytest_toolcall.results.report_reader import ReportError, read_report
+    from pytest_toolcall.core.report_reader import ReportError, read_report
 
     try:
         document = read_report(path)

@@ -14,9 +14,9 @@ import pytest
 
 from pytest_toolcall.core import registry
 from pytest_toolcall.core.benchmark import Benchmark
+from pytest_toolcall.core.report_reader import ReportError
 from pytest_toolcall.core.settings import Settings
 from pytest_toolcall.results.aggregate import aggregate, all_blocks
-from pytest_toolcall.results.report_reader import ReportError
 
 #: How far a stated number may sit from the recomputed one (float noise of another platform only).
 REL_TOL = 1e-9

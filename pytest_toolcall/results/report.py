@@ -10,8 +10,6 @@ from typing import Any
 
 from pytest_toolcall.core.text import inert
 
-SCHEMA = "pytest-toolcall/report/1"
-
 
 def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
     """Write to a temporary file beside ``path`` and rename: readers never see half a report."""

@@ -1,7 +1,8 @@
 """The package's layers, read from its source with ``ast`` (nothing is imported):
 
 - ``core/`` imports nothing of the package outside ``core/``;
-- no benchmark imports another benchmark;
+- no benchmark imports another benchmark, and a benchmark imports of the package only ``core/``,
+  ``native/`` and its own folder (what the runner and the results do with it is theirs);
 - ``runner/`` and ``results/`` name no benchmark;
 - the modules import each other in no circle.
 
@@ -138,6 +139,16 @@ def core_leaks(tree: Tree) -> list[str]:
         f"{tree.where(imp)}: core imports {imp.target}"
         for imp in tree.imports
         if tree.in_layer(imp.importer, "core") and not tree.in_layer(imp.target, "core")
+    ]
+
+
+def machinery_reached_by_benchmarks(tree: Tree) -> list[str]:
+    return [
+        f"{tree.where(imp)}: benchmark {own} imports {imp.target}"
+        for imp in tree.imports
+        if (own := tree.benchmark_of(imp.importer)) is not None
+        and tree.benchmark_of(imp.target) is None
+        and not (tree.in_layer(imp.target, "core") or tree.in_layer(imp.target, "native"))
     ]
 
 
@@ -289,6 +300,11 @@ def test_no_benchmark_imports_another(package: Tree) -> None:
     assert not problems, "\n".join(problems)
 
 
+def test_benchmarks_import_only_core_native_and_their_own(package: Tree) -> None:
+    problems = machinery_reached_by_benchmarks(package)
+    assert not problems, "\n".join(problems)
+
+
 def test_runner_and_results_name_no_benchmark(package: Tree) -> None:
     problems = benchmarks_named_by_machinery(package)
     assert not problems, "\n".join(problems)
@@ -330,6 +346,7 @@ def test_a_clean_package_passes(tmp_path: Path) -> None:
     tree = _write(tmp_path, CLEAN)
     assert tree.benchmarks == ["one", "two"]
     assert (core_leaks(tree), benchmark_crossings(tree), benchmarks_named_by_machinery(tree)) == ([], [], [])
+    assert machinery_reached_by_benchmarks(tree) == []
     # a -> b only under TYPE_CHECKING, b -> a at run time: no circle.
     assert import_circles(tree) == []
 
@@ -360,6 +377,17 @@ def test_a_benchmark_importing_another_is_found(tmp_path: Path) -> None:
         "pkg/benchmarks/two/m.py:1: benchmark two imports pkg.benchmarks.one",
         "pkg/benchmarks/two/m.py:1: benchmark two imports pkg.benchmarks.one.n",
         "pkg/benchmarks/two/l.py:2: benchmark two names 'pkg.benchmarks.one.n'",
+    ]
+
+
+def test_a_benchmark_reaching_into_the_runner_is_found(tmp_path: Path) -> None:
+    files = dict(CLEAN)
+    files["benchmarks/one/o.py"] = "from pkg.runner.r import KEY\nfrom pkg.core import a\nfrom . import n\n"
+    files["benchmarks/two/p.py"] = "def f():\n    import pkg.runner\n"
+    tree = _write(tmp_path, files)
+    assert machinery_reached_by_benchmarks(tree) == [
+        "pkg/benchmarks/one/o.py:1: benchmark one imports pkg.runner.r",
+        "pkg/benchmarks/two/p.py:2: benchmark two imports pkg.runner",
     ]
 
 

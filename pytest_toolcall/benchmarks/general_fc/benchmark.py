@@ -206,7 +206,7 @@ def _reference_samples(path_text: str, files: list[str]) -> list[dict[str, Any]]
     """The samples of the ``--toolcall-reference`` report, read at start-up: a wrong path, or the
     report of another benchmark or of other general_fc files (``files``, by name), is found before
     any request is sent."""
-    from pytest_toolcall.results.report_reader import ReportError, read_report
+    from pytest_toolcall.core.report_reader import ReportError, read_report
 
     path = Path(path_text).expanduser()
     try:

@@ -5,6 +5,8 @@ A report may come from anywhere (an artefact of another job, a file edited by ha
 from a regular file of a sane size (a FIFO would block, ``/dev/zero`` never ends), every number in it
 must be finite and of a sane size (``NaN``, ``1e999``, a 5,000-digit integer), and the fields the
 tools read must have their types. Every problem is one line naming the file and the field.
+
+It is in ``core`` because a benchmark reads reports too (general_fc's reference run).
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_toolcall.core.files import read_regular_file
-from pytest_toolcall.results.report import SCHEMA
+
+#: The ``schema`` of every JSON report this version writes (and the only one it reads).
+SCHEMA = "pytest-toolcall/report/1"
 
 #: The largest report read (bytes): a report of 100,000 items with long outputs is a few hundred MB.
 MAX_REPORT_BYTES = 2**30

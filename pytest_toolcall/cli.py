@@ -260,7 +260,7 @@ def _diff(args: argparse.Namespace) -> int:
     counts = diff.counts()
     print(
         f"{counts['regressed']} regressed, {counts['fixed']} fixed, {counts['changed']} changed with the same "
-        f"verdict: {args.output}"
+        f"verdict; {len(diff.only_base)} only in {names[0]}, {len(diff.only_now)} only in {names[1]}: {args.output}"
     )
     return 0
 

@@ -57,8 +57,31 @@ def diff_page(diff: RunDiff, base_name: str, now_name: str, base_run: dict[str, 
         + "</section>"
         for change in diff.changes
     ]
-    body = STYLE + head + "".join(sections)
+    body = (
+        STYLE
+        + head
+        + "".join(sections)
+        + _only_in_one(diff.only_base, base_name)
+        + _only_in_one(diff.only_now, now_name)
+    )
     return page(f"pytest-toolcall diff — {now_name} against {base_name}", body, _FILTER)
+
+
+#: Node ids listed per run in "only in": enough to see what a selection left out, a page that stays small.
+ONLY_LISTED = 200
+
+
+def _only_in_one(nodeids: list[str], name: str) -> str:
+    """The units of one run that the other has not (another -k, limit, shard or data): named, so a
+    count that differs can be explained."""
+    if not nodeids:
+        return ""
+    items = "".join(f"<li>{escape(nodeid)}</li>" for nodeid in nodeids[:ONLY_LISTED])
+    more = f"<p>and {len(nodeids) - ONLY_LISTED} more</p>" if len(nodeids) > ONLY_LISTED else ""
+    return (
+        f'<section class="only" data-run="{escape(name)}"><h3>only in {escape(name)}: {len(nodeids)}</h3>'
+        f"<ul>{items}</ul>{more}</section>"
+    )
 
 
 def side_by_side(answers: list[tuple[str, dict[str, Any] | None]]) -> str:

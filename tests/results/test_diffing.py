@@ -72,3 +72,26 @@ def test_runs_of_other_data_are_refused_in_one_line(tmp_path: Path, capsys: pyte
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1
     assert err.startswith(f"pytest-toolcall compare: {tmp_path / 'b.json'} is not")
+
+
+def test_units_of_one_run_only_are_named_on_the_page(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from pytest_toolcall.results.diff_html import ONLY_LISTED
+
+    def report(name: str, nodeids: list[str]) -> Path:
+        samples = [sample(n, "passed") for n in nodeids]
+        document = {"schema": "pytest-toolcall/report/1", "run": {"model": name}, "samples": samples, "metrics": {}}
+        (tmp_path / name).write_text(json.dumps(document), encoding="utf-8")
+        return tmp_path / name
+
+    shared = [f"toolcall::x[s{i}]" for i in range(3)]
+    dropped = [f"toolcall::x[<b>old{i}</b>]" for i in range(ONLY_LISTED + 5)]
+    base = report("base.json", shared + dropped)
+    now = report("now.json", [*shared, "toolcall::x[new]"])
+    status = main(["diff", str(base), str(now), "-o", str(tmp_path / "d.html")])
+    out = capsys.readouterr().out
+    assert status == 0 and f"; {ONLY_LISTED + 5} only in base.json, 1 only in now.json: " in out
+    page = (tmp_path / "d.html").read_text(encoding="utf-8")
+    assert f"only in base.json: {ONLY_LISTED + 5}</h3>" in page and "only in now.json: 1</h3>" in page
+    assert "<li>toolcall::x[new]</li>" in page
+    listed = page.count("<li>toolcall::x[&lt;b&gt;old")  # escaped, and capped
+    assert listed == ONLY_LISTED and "and 5 more" in page and "<b>old" not in page

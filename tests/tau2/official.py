@@ -19,12 +19,14 @@ FAIL_MARK = "JUDGE-FAIL"
 
 
 def results_files() -> list[Path]:
-    """Airline and retail here, telecom's (dual control) in ``telecom/``."""
-    return sorted(DATA.glob("results_*.json.gz")) + sorted(DATA.glob("telecom/results_*.json.gz"))
+    """Airline and retail here, telecom's (dual control) in ``telecom/``, the runs of the official
+    loop on airline and retail (``learn_loop.py``) in ``loop/``."""
+    return [p for folder in ("", "telecom/", "loop/") for p in sorted(DATA.glob(f"{folder}results_*.json.gz"))]
 
 
 def expected_files() -> list[Path]:
-    return sorted(DATA.glob("expected_*.json")) + sorted(DATA.glob("telecom/expected_*.json.gz"))
+    gzipped = sorted(DATA.glob("telecom/expected_*.json.gz")) + sorted(DATA.glob("loop/expected_*.json.gz"))
+    return sorted(DATA.glob("expected_*.json")) + gzipped
 
 
 def read_json(path: Path) -> Any:
@@ -62,3 +64,27 @@ def official_prompts() -> dict[str, Any]:
 def stand_in_judge(messages: Sequence[dict[str, Any]], assertions: list[str]) -> list[tuple[str, bool, str]]:
     met = FAIL_MARK not in judge_messages(messages, assertions)[1]["content"]
     return [(assertion, met, "stand-in") for assertion in assertions]
+
+
+class Replies:
+    """One side's replies of an official simulation, in order; records what it was offered."""
+
+    def __init__(self, messages: list[dict[str, Any]], role: str) -> None:
+        self.replies = [m for m in messages[1:] if m["role"] == role]
+        self.tools: list[Any] = []
+
+    def __call__(self, messages: list[dict[str, Any]], tools: Any) -> tuple[str | None, list[dict[str, Any]]]:
+        self.tools.append(tools)
+        reply = self.replies.pop(0)
+        calls = [{"id": c["id"], "name": c["name"], "arguments": c["arguments"]} for c in reply.get("tool_calls") or []]
+        return reply.get("content"), calls
+
+
+def shape(messages: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    out = []
+    for m in messages:
+        calls = tuple(
+            (c["id"], c["name"], json.dumps(c["arguments"]), c["requestor"]) for c in m.get("tool_calls") or ()
+        )
+        out.append((m["role"], m.get("content"), tuple(calls), m.get("requestor"), m.get("error")))
+    return out

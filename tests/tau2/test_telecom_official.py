@@ -22,7 +22,7 @@ from pytest_toolcall.benchmarks.tau2.loop import run_simulation
 from pytest_toolcall.benchmarks.tau2.oracle import oracle_agent_reply, oracle_user_reply
 from pytest_toolcall.benchmarks.tau2.prompts import agent_system_prompt, user_system_prompt
 from pytest_toolcall.benchmarks.tau2.results_file import load_results
-from tests.tau2.official import unpack
+from tests.tau2.official import Replies, shape, unpack
 
 TELECOM = Path(__file__).parents[1] / "data" / "tau2" / "telecom"
 BASE = domain_tasks("telecom", "base")
@@ -73,30 +73,6 @@ def test_the_learned_rewards_cover_each_kind() -> None:
     assert {c for row in rows for c in row["breakdown"]} == {"ENV_ASSERTION", "ACTION"}
     gold_match = Counter(row["db_match"] for row in rows if row["kind"] == "gold")
     assert gold_match[True] > 0 and gold_match[False] > 0
-
-
-class Replies:
-    """One side's replies of an official simulation, in order; records what it was offered."""
-
-    def __init__(self, messages: list[dict[str, Any]], role: str) -> None:
-        self.replies = [m for m in messages[1:] if m["role"] == role]
-        self.tools: list[Any] = []
-
-    def __call__(self, messages: list[dict[str, Any]], tools: Any) -> tuple[str | None, list[dict[str, Any]]]:
-        self.tools.append(tools)
-        reply = self.replies.pop(0)
-        calls = [{"id": c["id"], "name": c["name"], "arguments": c["arguments"]} for c in reply.get("tool_calls") or []]
-        return reply.get("content"), calls
-
-
-def shape(messages: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
-    out = []
-    for m in messages:
-        calls = tuple(
-            (c["id"], c["name"], json.dumps(c["arguments"]), c["requestor"]) for c in m.get("tool_calls") or ()
-        )
-        out.append((m["role"], m.get("content"), tuple(calls), m.get("requestor"), m.get("error")))
-    return out
 
 
 def test_the_loop_is_the_official_one(tmp_path: Path) -> None:

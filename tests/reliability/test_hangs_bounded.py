@@ -140,12 +140,10 @@ def test_a_pattern_re2_cannot_take_falls_back_to_re_and_is_bounded(monkeypatch: 
     the bound; the validator then reports the call as not validated (never a hang)."""
     assert patterns.search(r"^(ab)\1$", "abab") is True  # the fallback gives re's verdicts
     monkeypatch.setattr(patterns, "FALLBACK_SECONDS", 1.0)
-    started = time.monotonic()
-    with pytest.raises(patterns.PatternTimeout):
+    # The pattern alone would run for hours: the call returns only because the helper was killed at
+    # the bound, which the message names (no clock is read here: a loaded machine changes nothing).
+    with pytest.raises(patterns.PatternTimeout, match=r"not matched within 1s"):
         patterns.search(r"^(a+)+\1$", "a" * 40 + "!")
-    # The bound is a timeout, so the clock is what it is measured on: a wide margin over the 1 s for
-    # starting the helper on a busy machine; the pattern alone would run for hours.
-    assert time.monotonic() - started < 30
     assert patterns.search(r"^(a)\1$", "aa") is True  # a new helper after the stuck one was killed
 
 

@@ -23,6 +23,19 @@ def report(pytester: pytest.Pytester) -> dict[str, Any]:
     return json.loads((pytester.path / "report.json").read_text())
 
 
+def live_args(server: ChatServer, domain: str) -> list[str]:
+    """A live run of one domain: agent ``agent`` and user simulator ``user``, both on ``server``."""
+    return [
+        "--toolcall-model=agent",
+        "--toolcall-user-model=user",
+        f"--toolcall-base-url={server.base_url}",
+        "--toolcall-bench=tau2",
+        f"--toolcall-tau2-domains={domain}",
+        "--toolcall-cache=off",
+        "--toolcall-report=report.json",
+    ]
+
+
 def test_oracle_passes_a_few_tasks_of_every_domain(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest(
         "--toolcall-model=oracle", "--toolcall-bench=tau2", "--toolcall-limit=2", "--toolcall-report=report.json", "-rs"
@@ -284,13 +297,7 @@ def test_a_live_run_reproduces_the_official_rewards(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     with ChatServer(ScriptedRun(chosen)) as server:
         pytester.runpytest(
-            "--toolcall-model=agent",
-            "--toolcall-user-model=user",
-            f"--toolcall-base-url={server.base_url}",
-            "--toolcall-bench=tau2",
-            "--toolcall-tau2-domains=airline",
-            "--toolcall-cache=off",
-            "--toolcall-report=report.json",
+            *live_args(server, "airline"),
             "-k",
             " or ".join(f"airline/{t}]" for t in by_task),
         )
@@ -357,13 +364,7 @@ def test_a_live_dual_control_run_reproduces_the_official_rewards(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     with ChatServer(ScriptedDualControl(chosen)) as server:
         pytester.runpytest(
-            "--toolcall-model=agent",
-            "--toolcall-user-model=user",
-            f"--toolcall-base-url={server.base_url}",
-            "--toolcall-bench=tau2",
-            "--toolcall-tau2-domains=telecom",
-            "--toolcall-cache=off",
-            "--toolcall-report=report.json",
+            *live_args(server, "telecom"),
             *[d for d in others if d.split("/", 1)[1][:-1] not in tasks],
         )
         user_requests = [r for r in server.requests if r["model"] == "user"]
@@ -405,13 +406,7 @@ def test_an_aborted_exchange_is_an_infrastructure_error(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     with ChatServer(reply) as server:
         result = pytester.runpytest(
-            "--toolcall-model=agent",
-            "--toolcall-user-model=user",
-            f"--toolcall-base-url={server.base_url}",
-            "--toolcall-bench=tau2",
-            "--toolcall-tau2-domains=airline",
-            "--toolcall-cache=off",
-            "--toolcall-report=report.json",
+            *live_args(server, "airline"),
             "-k",
             "airline/0]",
         )

@@ -19,22 +19,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cli import main
-
-CASES = """
-defaults:
-  tools:
-    - type: function
-      function:
-        name: get_weather
-        parameters: {type: object, properties: {city: {type: string}}, required: [city]}
-cases:
-""" + "".join(
-    f"""  - id: c{i}
-    prompt: "Weather in city {i}?"
-    expect: {{calls: [{{name: get_weather, arguments: {{city: "C{i}"}}}}]}}
-"""
-    for i in range(4)
-)
+from tests.support.failing_runs import WEATHER_CASES
 
 
 def oracle_run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
@@ -43,7 +28,7 @@ def oracle_run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
 
 @pytest.fixture
 def report(pytester: pytest.Pytester) -> Path:
-    pytester.makefile(".toolcall.yaml", weather=CASES)
+    pytester.makefile(".toolcall.yaml", weather=WEATHER_CASES)
     oracle_run(pytester, "--toolcall-report=report.json", ".").assert_outcomes(passed=4)
     return pytester.path / "report.json"
 
@@ -141,7 +126,7 @@ def test_special_files_are_refused_without_reading_them(
 
 @pytest.mark.parametrize("option", ["--toolcall-baseline", "--toolcall-reference"])
 def test_a_fifo_baseline_or_reference_is_a_usage_error(pytester: pytest.Pytester, option: str) -> None:
-    pytester.makefile(".toolcall.yaml", weather=CASES)
+    pytester.makefile(".toolcall.yaml", weather=WEATHER_CASES)
     os.mkfifo(pytester.path / "base.json")
     bench = ["--toolcall-bench=general_fc"] if option == "--toolcall-reference" else []
     result = oracle_run(pytester, f"{option}=base.json", *bench, ".")
@@ -152,7 +137,7 @@ def test_a_fifo_baseline_or_reference_is_a_usage_error(pytester: pytest.Pytester
 def test_a_shard_sample_naming_no_unit_is_refused(
     pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    pytester.makefile(".toolcall.yaml", weather=CASES)
+    pytester.makefile(".toolcall.yaml", weather=WEATHER_CASES)
     for k in (1, 2):
         oracle_run(pytester, f"--toolcall-shard={k}/2", f"--toolcall-report=s{k}.json", ".")
     shards = [pytester.path / "s1.json", pytester.path / "s2.json"]
@@ -195,7 +180,7 @@ def test_merge_store_refuses_stores_of_another_shape(
 def test_a_run_with_text_unit_costs_is_no_internal_error(pytester: pytest.Pytester) -> None:
     """A store with a unit-costs table of earlier versions (here holding text) is read as usual: the
     table is not read any more (shard cuts do not depend on the store)."""
-    pytester.makefile(".toolcall.yaml", weather=CASES)
+    pytester.makefile(".toolcall.yaml", weather=WEATHER_CASES)
     first = oracle_run(pytester, "--toolcall-model=m", "--toolcall-cache=off", "--co", ".")  # (collects only)
     assert first.ret == 0
     store = pytester.path / "store"
@@ -238,7 +223,7 @@ def test_a_case_file_nested_100000_deep_is_one_line(pytester: pytest.Pytester) -
     ],
 )
 def test_counts_that_multiply_work_are_bounded(pytester: pytest.Pytester, option: str, message: str) -> None:
-    pytester.makefile(".toolcall.yaml", weather=CASES)
+    pytester.makefile(".toolcall.yaml", weather=WEATHER_CASES)
     result = oracle_run(pytester, option, ".")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert message in result.stderr.str()
@@ -247,7 +232,7 @@ def test_counts_that_multiply_work_are_bounded(pytester: pytest.Pytester, option
 def test_case_files_of_one_stem_have_a_metric_and_a_header_each(pytester: pytest.Pytester) -> None:
     for folder in ("a", "b"):
         (pytester.path / folder).mkdir()
-        (pytester.path / folder / "w.toolcall.yaml").write_text(CASES, encoding="utf-8")
+        (pytester.path / folder / "w.toolcall.yaml").write_text(WEATHER_CASES, encoding="utf-8")
     result = oracle_run(
         pytester, "--toolcall-fail-under=cases.file.a/w=0.5,cases.file.b/w=0.5", "--toolcall-report=r.json", "."
     )

@@ -15,28 +15,12 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cli import main
-from tests.support.failing_runs import failing_report
-
-CASES = """
-defaults:
-  tools:
-    - type: function
-      function:
-        name: get_weather
-        parameters: {type: object, properties: {city: {type: string}}, required: [city]}
-cases:
-""" + "".join(
-    f"""  - id: c{i}
-    prompt: "Weather in city {i}?"
-    expect: {{calls: [{{name: get_weather, arguments: {{city: "C{i}"}}}}]}}
-"""
-    for i in range(4)
-)
+from tests.support.failing_runs import WEATHER_CASES, failing_report
 
 
 @pytest.fixture
 def oracle_report(pytester: pytest.Pytester) -> Path:
-    pytester.makefile(".toolcall.yaml", weather=CASES)
+    pytester.makefile(".toolcall.yaml", weather=WEATHER_CASES)
     pytester.runpytest(
         "--toolcall-model=oracle", "-p", "no:randomly", "-p", "no:cacheprovider", "--toolcall-report=report.json", "."
     ).assert_outcomes(passed=4)

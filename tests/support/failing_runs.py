@@ -38,6 +38,24 @@ cases:
 """
 
 
+#: Four cases asking for the weather of city i (``get_weather(city="Ci")``), for runs read back offline.
+WEATHER_CASES = """
+defaults:
+  tools:
+    - type: function
+      function:
+        name: get_weather
+        parameters: {type: object, properties: {city: {type: string}}, required: [city]}
+cases:
+""" + "".join(
+    f"""  - id: c{i}
+    prompt: "Weather in city {i}?"
+    expect: {{calls: [{{name: get_weather, arguments: {{city: "C{i}"}}}}]}}
+"""
+    for i in range(4)
+)
+
+
 def wrong_reply(body: dict[str, Any]) -> Reply:
     if body.get("tools"):
         return Reply(content=None, tool_calls=[{"name": "wrong_call", "arguments": json.dumps({"x": 1})}])

@@ -218,7 +218,8 @@ class Tau2(Benchmark):
         if user_name is None:
             return Skip(NO_USER)
         user = models.named(user_name, self.user_base_url, self.user_api_key_env)
-        return Dialogue(functools.partial(_simulate, domain, task, models.model, user, models.oracle, judge))
+        trial = (unit.attempt or 1) - 1  # under --toolcall-repeat, the official trial (its seed)
+        return Dialogue(functools.partial(_simulate, domain, task, trial, models.model, user, models.oracle, judge))
 
     def _judge(self, models: Models) -> Any:
         if not self.judge_model:
@@ -304,26 +305,32 @@ def _grade(domain: str, task: dict[str, Any], messages: list[dict[str, Any]], re
     return Outcome(domain, str(task["id"]), reason, messages, evaluate(domain, task, messages, reason, judge))
 
 
-def _simulate(domain: str, task: dict[str, Any], model: Model, user: Model, oracle: bool, judge: Any) -> Outcome:
+def _simulate(
+    domain: str, task: dict[str, Any], trial: int, model: Model, user: Model, oracle: bool, judge: Any
+) -> Outcome:
     from pytest_toolcall.benchmarks.tau2.evaluation import evaluate
     from pytest_toolcall.benchmarks.tau2.loop import run_simulation
 
     simulation = run_simulation(
-        domain, task, _speaker(model, task, oracle, "agent"), _speaker(user, task, user.name == ORACLE, "user")
+        domain,
+        task,
+        _speaker(model, task, trial, oracle, "agent"),
+        _speaker(user, task, trial, user.name == ORACLE, "user"),
     )
     reward = evaluate(domain, task, simulation.messages, simulation.termination_reason, judge, strict_replay=True)
     return Outcome(domain, str(task["id"]), simulation.termination_reason, simulation.messages, reward)
 
 
-def _speaker(model: Model, task: dict[str, Any], oracle: bool, side: str) -> Any:
-    from pytest_toolcall.benchmarks.tau2.loop import SAMPLING, decode_calls
+def _speaker(model: Model, task: dict[str, Any], trial: int, oracle: bool, side: str) -> Any:
+    from pytest_toolcall.benchmarks.tau2.loop import decode_calls, request_sampling
     from pytest_toolcall.benchmarks.tau2.oracle import oracle_agent_reply, oracle_user_reply
 
     def speak(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> tuple[str | None, list[Any]]:
         reference: Any = None
         if oracle:
             reference = oracle_agent_reply(task, messages) if side == "agent" else oracle_user_reply(task, messages)
-        response = model.submit(ChatRequest(messages, tools, sampling=SAMPLING, reference=reference)).result()
+        sampling = request_sampling(trial, tools)
+        response = model.submit(ChatRequest(messages, tools, sampling=sampling, reference=reference)).result()
         return response.content, decode_calls(response.tool_calls)
 
     return speak

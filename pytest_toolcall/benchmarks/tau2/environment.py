@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import threading
 import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -71,15 +72,34 @@ def policy(domain: str) -> str:
     return (DATA / domain / "policy.md").read_text(encoding="utf-8")
 
 
-@functools.cache
-def _pristine_db(domain: str) -> BaseModel:
+#: Each domain's database as loaded and validated: once per process, however many dialogues start
+#: together (a cache without the lock would have each of the first dialogue threads load its own).
+_LOADED: dict[str, Any] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def _load_db(domain: str) -> Any:
+    """The database of a domain as shipped: airline's and retail's validated, telecom's raw (each
+    environment validates its own copy: it is small)."""
+    if domain == "telecom":
+        return tomllib.loads((DATA / "telecom" / "db.toml").read_text(encoding="utf-8"))
     raw = json.loads((DATA / domain / "db.json").read_text(encoding="utf-8"))
     return FlightDB.model_validate(raw) if domain == "airline" else RetailDB.model_validate(raw)
 
 
-@functools.cache
+def _database(domain: str) -> Any:
+    with _LOAD_LOCK:
+        if domain not in _LOADED:
+            _LOADED[domain] = _load_db(domain)
+        return _LOADED[domain]
+
+
+def _pristine_db(domain: str) -> BaseModel:
+    return _database(domain)
+
+
 def _telecom_raw() -> dict[str, Any]:
-    return tomllib.loads((DATA / "telecom" / "db.toml").read_text(encoding="utf-8"))
+    return _database("telecom")
 
 
 class CopyOnRead(dict):

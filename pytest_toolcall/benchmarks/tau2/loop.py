@@ -22,6 +22,7 @@ raised as ``InfrastructureError``: the official runner retries the simulation an
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +36,30 @@ MAX_ERRORS = 10
 #: The official sampling of the agent and the user simulator (``DEFAULT_LLM_ARGS_*``): temperature
 #: 0 and no token cap.
 SAMPLING: dict[str, Any] = {"temperature": 0.0, "max_tokens": None}
+#: The official runner's seed (``DEFAULT_SEED``), from which it draws each trial's.
+RUN_SEED = 300
+
+
+def trial_seed(trial: int) -> int:
+    """The seed the official runner gives trial ``trial`` (from 0), which its Orchestrator sends in
+    every request of the agent and of the user simulator: the runner seeds Python's ``random`` with
+    the run's seed and draws one ``randint(0, 1000000)`` per trial, in order."""
+    draws = random.Random(RUN_SEED)
+    seed = 0
+    for _ in range(trial + 1):
+        seed = draws.randint(0, 1_000_000)
+    return seed
+
+
+def request_sampling(trial: int, tools: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """What a request of either side carries besides its messages and tools, as the official
+    ``generate`` sends it: the sampling, the trial's seed, and ``tool_choice: auto`` when there are
+    tools."""
+    sampling = {**SAMPLING, "seed": trial_seed(trial)}
+    if tools:
+        sampling["tool_choice"] = "auto"
+    return sampling
+
 
 Call = dict[str, Any]  # {"id", "name", "arguments": dict}
 Speaker = Callable[[list[dict[str, Any]], list[dict[str, Any]] | None], tuple[str | None, list[Call]]]
@@ -166,14 +191,20 @@ def _api_messages(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _as_assistant(m: dict[str, Any]) -> dict[str, Any]:
-    """A message as the chat message of the model that sent it, with its tool calls."""
-    entry: dict[str, Any] = {"role": "assistant", "content": m["content"]}
+    """A message as the chat message of the model that sent it, with its tool calls, as the
+    official request carries it over the wire: each call also has its ``name`` beside the
+    ``function`` (``to_litellm_messages``), and a field without a value (no text, no calls) is left
+    out (litellm drops it)."""
+    entry: dict[str, Any] = {"role": "assistant"}
+    if m["content"] is not None:
+        entry["content"] = m["content"]
     if m.get("tool_calls"):
         entry["tool_calls"] = [
             {
                 "id": c["id"],
-                "type": "function",
+                "name": c["name"],
                 "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])},
+                "type": "function",
             }
             for c in m["tool_calls"]
         ]

@@ -57,7 +57,11 @@ def parse_thresholds(text: str, benchmarks: Iterable[type[Benchmark]] | None = N
             raise ValueError(f"{part!r}: {value.strip()!r} is not a number") from None
         if not 0.0 <= minimum <= 1.0:
             raise ValueError(f"{part!r}: thresholds are between 0 and 1")
-        owner = next((b for b in candidates if b.claims_metric(name)), None)
+        # A name that starts with a benchmark's name is that benchmark's to claim; the others (``atom``,
+        # ``zh.overall``) go to whichever benchmark claims unprefixed names.
+        prefix = name.partition(".")[0].partition("/")[0]
+        named = [b for b in candidates if b.name == prefix]
+        owner = next((b for b in named or candidates if b.claims_metric(name)), None)
         if owner is None:
             raise ValueError(f"unknown metric {name!r}")
         thresholds.append(Threshold(name, minimum, owner))

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
-from pytest_toolcall.core import literals
-from pytest_toolcall.core.text import clip
+from pytest_toolcall.api import literals
+from pytest_toolcall.api.text import clip
 
 # Commas and brackets: bounds the size of the parsed tree (the official parse would swamp on more).
 # Arithmetic has the caps of core/literals.py.

@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from pytest_toolcall.api import failure_kind_counts
+from pytest_toolcall.api.statistics import as_list, category_fields, group_intervals, repeat_fields, unit_means_by
 from pytest_toolcall.benchmarks.acebench.dataset import CATEGORIES, GROUPS, OVERALL_WEIGHTS, family
-from pytest_toolcall.core.failure_kinds import failure_kind_counts
-from pytest_toolcall.core.intervals import as_list, category_fields, group_intervals, repeat_fields, unit_means_by
 
 #: Outcomes of items that did not run to a verdict on purpose: not part of any denominator.
 NOT_SCORED = {"skipped"}

@@ -18,9 +18,9 @@ import ast
 import json
 from typing import Any
 
+from pytest_toolcall.api import literals
+from pytest_toolcall.api.text import clip
 from pytest_toolcall.benchmarks.bfcl.source_calls import parse_java_call, parse_javascript_call
-from pytest_toolcall.core import literals
-from pytest_toolcall.core.text import clip
 
 
 class DecodeError(Exception):

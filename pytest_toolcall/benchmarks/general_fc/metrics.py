@@ -12,10 +12,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_toolcall.api import failure_kind_counts
+from pytest_toolcall.api.statistics import (
+    accuracy_interval,
+    as_list,
+    category_fields,
+    f1_interval,
+    repeat_fields,
+    wilson,
+)
 from pytest_toolcall.benchmarks.general_fc.scoring import ERROR, OTHER, SKIPPED, TOOL_CALLS
-from pytest_toolcall.core.failure_kinds import failure_kind_counts
-from pytest_toolcall.core.intervals import accuracy_interval, as_list, category_fields, f1_interval, repeat_fields
-from pytest_toolcall.core.statistics import wilson
 
 # ---- aggregates ------------------------------------------------------------------------------
 

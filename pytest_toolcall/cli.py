@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_toolcall import __version__
-from pytest_toolcall.core.blocks import BlockError
-from pytest_toolcall.core.files import check_regular_file
+from pytest_toolcall.core.protocol.blocks import BlockError
+from pytest_toolcall.core.safety.files import check_regular_file
 
 if TYPE_CHECKING:
     from pytest_toolcall.results.run_result import RunResult

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_toolcall.core.benchmark import (
+from pytest_toolcall.config.settings import ORACLE, Settings
+from pytest_toolcall.core.protocol.benchmark import (
     Benchmark,
     DataError,
     Dialogue,
@@ -30,7 +31,7 @@ from pytest_toolcall.core.benchmark import (
     Unit,
     Verdict,
 )
-from pytest_toolcall.core.blocks import (
+from pytest_toolcall.core.protocol.blocks import (
     BlockError,
     accuracy_block,
     accuracy_row,
@@ -39,8 +40,7 @@ from pytest_toolcall.core.blocks import (
     interval_keys,
     official_key,
 )
-from pytest_toolcall.core.comparison import compare_metric, compare_metrics, mcnemar_exact, unit_weights
-from pytest_toolcall.core.failure_kinds import (
+from pytest_toolcall.core.protocol.failure_kinds import (
     EXTRA_CALL,
     FAILURE_KINDS,
     INVALID_JSON,
@@ -63,10 +63,8 @@ from pytest_toolcall.core.failure_kinds import (
     failure_kind_line,
     has_tool_markup,
 )
-from pytest_toolcall.core.intervals import accuracy_interval, as_list, category_fields, repeat_fields
-from pytest_toolcall.core.settings import ORACLE, Option, Settings, parse_choices, parse_number, usage_error
-from pytest_toolcall.core.statistics import pass_hat_k, wilson
-from pytest_toolcall.core.tables import (
+from pytest_toolcall.core.protocol.options import Option, parse_choices, parse_number, usage_error
+from pytest_toolcall.core.protocol.tables import (
     Part,
     Table,
     coverage_notes,
@@ -76,7 +74,10 @@ from pytest_toolcall.core.tables import (
     pass_hat,
     render,
 )
-from pytest_toolcall.core.types import ChatRequest, ChatResponse, Model, RequestError
+from pytest_toolcall.core.protocol.types import ChatRequest, ChatResponse, Model, RequestError
+from pytest_toolcall.core.stats.comparison import compare_metric, compare_metrics, mcnemar_exact, unit_weights
+from pytest_toolcall.core.stats.estimates import pass_hat_k, wilson
+from pytest_toolcall.core.stats.intervals import accuracy_interval, as_list, category_fields, repeat_fields
 
 _LAZY = {
     "assert_tool_calls": "pytest_toolcall.benchmarks.cases.assertions",

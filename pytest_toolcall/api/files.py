@@ -3,7 +3,7 @@ runs (a reference, a baseline) checked field by field."""
 
 from __future__ import annotations
 
-from pytest_toolcall.core.files import check_regular_file, read_regular_file
-from pytest_toolcall.core.report_reader import ReportError, read_report
+from pytest_toolcall.core.safety.files import check_regular_file, read_regular_file
+from pytest_toolcall.core.safety.reports import ReportError, read_report
 
 __all__ = ["ReportError", "check_regular_file", "read_regular_file", "read_report"]

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from pytest_toolcall.core.jsonl import JsonlError, Line, json_type, lines, parse_object, pieces
+from pytest_toolcall.core.safety.jsonl import JsonlError, Line, json_type, lines, parse_object, pieces
 
 __all__ = ["JsonlError", "Line", "json_type", "lines", "parse_object", "pieces"]

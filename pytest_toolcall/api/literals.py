@@ -3,6 +3,6 @@ operation count and digit work are bounded, nothing is ever executed."""
 
 from __future__ import annotations
 
-from pytest_toolcall.core.literals import LiteralError, TooLarge, evaluate, size_of, small
+from pytest_toolcall.core.safety.literals import LiteralError, TooLarge, evaluate, size_of, small
 
 __all__ = ["LiteralError", "TooLarge", "evaluate", "size_of", "small"]

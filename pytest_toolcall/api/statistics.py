@@ -3,7 +3,7 @@ F1, ACEBench's weighted groups). The defaults of ``Benchmark`` already use them.
 
 from __future__ import annotations
 
-from pytest_toolcall.core.comparison import (
+from pytest_toolcall.core.stats.comparison import (
     compare_f1,
     compare_metric,
     compare_metrics,
@@ -11,7 +11,8 @@ from pytest_toolcall.core.comparison import (
     mcnemar_exact,
     unit_weights,
 )
-from pytest_toolcall.core.intervals import (
+from pytest_toolcall.core.stats.estimates import attempt_scores, pass_hat_k, unit_key, unit_means, wilson
+from pytest_toolcall.core.stats.intervals import (
     accuracy_interval,
     as_list,
     category_fields,
@@ -20,7 +21,6 @@ from pytest_toolcall.core.intervals import (
     repeat_fields,
     unit_means_by,
 )
-from pytest_toolcall.core.statistics import attempt_scores, pass_hat_k, unit_key, unit_means, wilson
 
 __all__ = [
     "accuracy_interval",

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import TEST_DATA
 from pytest_toolcall.benchmarks.general_fc.dataset import GeneralFCSample, index_file, load_file
-from pytest_toolcall.core.benchmark import DataError
+from pytest_toolcall.core.protocol.benchmark import DataError
 
 WEATHER = {
     "type": "function",

@@ -283,12 +283,12 @@ def package() -> Tree:
 def test_the_package_is_read_whole(package: Tree) -> None:
     # The rules below pass vacuously on a tree read wrong: the reading must see what is there.
     assert {"acebench", "bfcl", "cases", "general_fc"} <= set(package.benchmarks)
-    assert {f"pytest_toolcall.{m}" for m in ("core.benchmark", "core.types", "runner.answers", "plugin")} <= set(
-        package.files
-    )
+    assert {
+        f"pytest_toolcall.{m}" for m in ("core.protocol.benchmark", "core.protocol.types", "runner.answers", "plugin")
+    } <= set(package.files)
     seen = {(imp.importer, imp.target) for imp in package.imports}
-    assert ("pytest_toolcall.runner.answers", "pytest_toolcall.core.types") in seen  # module level
-    assert ("pytest_toolcall.core.benchmark", "pytest_toolcall.core.settings") in seen  # under TYPE_CHECKING
+    assert ("pytest_toolcall.runner.answers", "pytest_toolcall.core.protocol.types") in seen  # module level
+    assert ("pytest_toolcall.core.protocol.benchmark", "pytest_toolcall.core.protocol.options") in seen  # TYPE_CHECKING
 
 
 def test_core_imports_only_core(package: Tree) -> None:

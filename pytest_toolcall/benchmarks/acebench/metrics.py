@@ -7,7 +7,7 @@ or incomplete (a selection, ``--toolcall-limit``, errors), OVERALL is renormalis
 that ran, unrounded, and the run is marked partial; the official value is kept beside it (a category
 run short counts its missing units as failed there: ``accuracy_official``).
 
-Uncertainty (``core.intervals``): every category has its ``ci95``; groups and OVERALL get
+Uncertainty (``core.stats.intervals``): every category has its ``ci95``; groups and OVERALL get
 ``groups_ci95`` and ``overall_ci95`` from the stratified bootstrap over units (the renormalised value's
 interval when the block is partial). Under ``--toolcall-repeat`` accuracies are over attempts, and each
 category and the block carry ``pass_hat_k`` and their flaky units.

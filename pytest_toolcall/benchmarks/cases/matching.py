@@ -327,7 +327,7 @@ def _matcher_problem(matcher: dict[str, Any], actual: Any) -> str:
         pattern = matcher["$regex"]
         if not isinstance(actual, str):
             return f"expected a string matching {pattern!r}"
-        try:  # the text is the model's: matched in bounded time (re's verdicts), see core/patterns.py
+        try:  # the text is the model's: matched in bounded time (re's verdicts), see core/safety/patterns.py
             if patterns.fullmatch(pattern, actual):
                 return ""
         except patterns.PatternTimeout:

@@ -15,6 +15,7 @@ from typing import Any
 
 from pytest_toolcall.core.protocol.benchmark import Benchmark
 from pytest_toolcall.core.stats.comparison import compare_units
+from pytest_toolcall.results.standing import run_gate, with_standings
 
 
 class BaselineError(ValueError):
@@ -85,7 +86,7 @@ def compare_run(
         [s for s in samples if s.get("benchmark") in matched],
     )
     before_run = baseline.get("run", {})
-    return {
+    comparison = {
         "baseline": {
             "path": baseline.get("path"),
             "model": before_run.get("model"),
@@ -96,3 +97,4 @@ def compare_run(
         "regressed": units["regressed"],
         "fixed": units["fixed"],
     }
+    return with_standings(comparison, *run_gate(run))

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_toolcall.results.diffing import passed
+from pytest_toolcall.results.identity import label
 from pytest_toolcall.results.standing import standings
 
 #: The headline of a block, as the HTML report's OVERALL line reads it.
@@ -95,7 +96,7 @@ def _column(path: Path, document: dict[str, Any], cells: dict[str, Cell]) -> Run
     latencies = [s["latency_s"] for s in samples if isinstance(s.get("latency_s"), (int, float))]
     return RunColumn(
         str(path),
-        str(document.get("run", {}).get("model")),
+        label(document.get("run") or {}),
         cells,
         correct,
         cost / correct if isinstance(cost, (int, float)) and correct else None,

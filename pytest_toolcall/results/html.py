@@ -408,6 +408,18 @@ def _comparison_section(comparison: dict[str, Any]) -> str:
     baseline = comparison.get("baseline")
     if isinstance(baseline, dict):
         parts.append(_kv_table(baseline))
+    identity = _dict(comparison.get("identity"))
+    differing = [_dict(d) for d in _list(identity.get("differing"))]
+    if differing:
+        fields = "".join(
+            f'<tr><td class="name">{_e(_text(d.get("field")))}</td><td>{_e(_value(d.get("baseline")))}</td>'
+            f"<td>{_e(_value(d.get('now')))}</td></tr>"
+            for d in differing
+        )
+        parts.append(
+            f"<h3>Not alike: run identity {_e(_text(identity.get('baseline')))} → {_e(_text(identity.get('now')))}</h3>"
+            f'<table class="identity"><tr><th>setting</th><th>baseline</th><th>now</th></tr>{fields}</table>'
+        )
     changes = _dict(comparison.get("metrics"))
     if changes:
         alpha = comparison.get("alpha")

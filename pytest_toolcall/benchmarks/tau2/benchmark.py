@@ -64,6 +64,8 @@ class Tau2(Benchmark):
         "retail": "τ²-bench retail domain",
         "telecom": "τ²-bench telecom domain",
     }
+    #: The official results and submission files (``pytest-toolcall export --format tau2``).
+    hooks: ClassVar[str | None] = "pytest_toolcall.benchmarks.tau2.export"
     options = (
         Option(
             "tau2-domains",
@@ -256,6 +258,8 @@ class Tau2(Benchmark):
             "reward_breakdown": dict(reward.breakdown),
             "termination_reason": outcome.termination_reason,
             "output": [m.get("content") for m in outcome.messages if m.get("role") == "assistant" and m.get("content")],
+            # The whole trajectory, in the official format: what an export to tau2's results needs.
+            "messages": outcome.messages,
             "failure_kind": None
             if reward.reward != 0.0
             else (failed[0].lower() if failed else "premature_termination"),
@@ -300,6 +304,12 @@ def _tasks(domain: str) -> tuple[list[dict[str, Any]], dict[str, list[str]]]:
     except (OSError, ValueError) as exc:
         raise DataError(f"{folder}: cannot read the tasks ({exc})") from None
     return tasks, splits
+
+
+def task_by_id(domain: str, task_id: str) -> dict[str, Any]:
+    """A task of the shipped data (``KeyError`` when the domain has no such task)."""
+    tasks, _ = _tasks(domain)
+    return next(task for task in tasks if str(task["id"]) == task_id)
 
 
 def domain_tasks(domain: str, split: str) -> list[dict[str, Any]]:

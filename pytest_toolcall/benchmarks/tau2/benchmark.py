@@ -38,6 +38,11 @@ SPLITS = ("leaderboard", "base", "train", "test", "full", "small")
 LEADERBOARD = {"airline": "base", "retail": "base", "telecom": "base"}
 #: Requests of a simulation, for balancing shards before any latency is recorded.
 SIMULATION_COST = 30.0
+KNOWLEDGE_DOMAIN = "banking_knowledge"
+NOT_YET = (
+    "banking_knowledge is not offered yet: its data, knowledge base and retrieval are here, its tools and "
+    "grading are not"
+)
 NO_USER = (
     "a τ²-bench simulation needs a user simulator: pass --toolcall-user-model=NAME "
     "(and --toolcall-user-base-url=URL if it is served elsewhere), or re-grade results files with "
@@ -74,6 +79,13 @@ class Tau2(Benchmark):
             metavar="LIST",
         ),
         Option(
+            "tau2-retrieval",
+            "τ³-bench banking_knowledge retrieval configuration (part of the run's identity; scores compare only "
+            "within one): bm25, grep_only, full_kb, golden_retrieval, no_knowledge",
+            default="bm25",
+            metavar="NAME",
+        ),
+        Option(
             "tau2-split",
             "τ²-bench task split: leaderboard (each domain's leaderboard set: base), base, train, test, full, small",
             default="leaderboard",
@@ -101,7 +113,12 @@ class Tau2(Benchmark):
     def __init__(self, settings: Any) -> None:
         super().__init__(settings)
         option = settings.option
-        self.domains = parse_choices("tau2-domains", option("tau2-domains") or "airline,retail,telecom", DOMAINS)
+        self.domains = parse_choices(
+            "tau2-domains", option("tau2-domains") or "airline,retail,telecom", (*DOMAINS, KNOWLEDGE_DOMAIN)
+        )
+        self.retrieval = _retrieval(option("tau2-retrieval") or "bm25")
+        if KNOWLEDGE_DOMAIN in self.domains:
+            raise usage_error("tau2-domains", NOT_YET)
         self.split = parse_choices("tau2-split", option("tau2-split") or "leaderboard", SPLITS)[0]
         files = [f.strip() for f in (option("tau2-results") or "").split(",") if f.strip()]
         self.results_files = [Path(f).expanduser() for f in files]
@@ -304,6 +321,16 @@ def _tasks(domain: str) -> tuple[list[dict[str, Any]], dict[str, list[str]]]:
     except (OSError, ValueError) as exc:
         raise DataError(f"{folder}: cannot read the tasks ({exc})") from None
     return tasks, splits
+
+
+def _retrieval(value: str) -> str:
+    """A retrieval configuration that can run offline, or a usage error saying why not."""
+    from pytest_toolcall.benchmarks.tau2.knowledge import refusal
+
+    why = refusal(value.strip())
+    if why is not None:
+        raise usage_error("tau2-retrieval", why)
+    return value.strip()
 
 
 def task_by_id(domain: str, task_id: str) -> dict[str, Any]:

@@ -1,0 +1,103 @@
+"""The export to tau2-bench's own files: a run's report becomes the submission folder the official
+leaderboard tools read (``tests/data/tau2/export/``: the report of a live run, and what the official
+tau2 1.0.1 said of the folder exported from it, learned by ``learn_export.py``)."""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolcall.benchmarks.tau2 import export
+from pytest_toolcall.benchmarks.tau2.loop import trial_seed
+
+EXPORT = Path(__file__).parents[1] / "data" / "tau2" / "export"
+
+
+def report() -> dict[str, Any]:
+    return json.loads(gzip.decompress((EXPORT / "report.json.gz").read_bytes()))
+
+
+def accepted() -> dict[str, Any]:
+    return json.loads((EXPORT / "accepted.json").read_text(encoding="utf-8"))
+
+
+def test_the_official_tools_accepted_what_the_export_writes(tmp_path: Path) -> None:
+    """The files exported from the learned report are byte for byte those the official
+    ``tau2 submit validate`` checks passed, whose metrics it computed as ours, and whose every
+    simulation its evaluator graded to the reward exported."""
+    written = export.write_files(export.submission_files(report()), tmp_path)
+    digests = {str(p.relative_to(tmp_path)): hashlib.sha256(p.read_bytes()).hexdigest() for p in written}
+    official = accepted()
+    assert digests == official["sha256"]
+    assert all(official["checks"].values())
+    assert official["files"] and all(check[0] for checks in official["files"].values() for check in checks.values())
+    assert official["metrics"] and all(domain["equal"] for domain in official["metrics"].values())
+    assert official["rewards"]["different"] == [] and official["rewards"]["equal"] == len(report()["samples"])
+
+
+def test_the_submission_says_how_the_run_was_made() -> None:
+    files = export.submission_files(report())
+    submission = files["submission.json"]
+    assert submission["methodology"]["tau2_bench_version"] == "1.0.1"
+    assert submission["methodology"]["user_simulator"] == "user"
+    notes = submission["methodology"]["notes"]
+    assert "4 trial(s) per task, seed 300" in notes and "no judge model" in notes
+    assert set(submission["trajectory_files"]) == {"airline", "telecom"}
+    for domain, name in submission["trajectory_files"].items():
+        results = files[f"trajectories/{name}"]
+        assert results["info"]["num_trials"] == 4 and results["info"]["environment_info"]["domain_name"] == domain
+        assert {sim["seed"] for sim in results["simulations"]} == {trial_seed(t) for t in range(4)}
+
+
+def test_pass_hat_k_is_the_reports_own() -> None:
+    """The percentages of submission.json against the report's metrics block (computed by the
+    plugin's statistics, apart from the exporter)."""
+    document = report()
+    results = export.submission_files(document)["submission.json"]["results"]
+    for domain, row in document["metrics"]["tau2"]["categories"].items():
+        for k in range(1, 5):
+            assert results[domain][f"pass_{k}"] == pytest.approx(row["pass_hat_k"][str(k)] * 100, abs=1e-9)
+    assert 0 < results["airline"]["pass_1"] < 100
+
+
+def test_a_reward_not_measured_cannot_be_exported() -> None:
+    document = report()
+    document["samples"][3]["reward"] = None
+    document["samples"][3]["not_measured"] = "NL_ASSERTION not measured"
+    with pytest.raises(ValueError, match=r"reward was not measured .*--toolcall-judge-model"):
+        export.submission_files(document)
+
+
+def test_a_report_without_trajectories_or_samples_is_refused() -> None:
+    document = report()
+    del document["samples"][0]["messages"]
+    with pytest.raises(ValueError, match="no trajectory"):
+        export.submission_files(document)
+    empty = copy.deepcopy(document)
+    empty["samples"] = []
+    with pytest.raises(ValueError, match="no τ²-bench samples"):
+        export.submission_files(empty)
+
+
+def test_failed_requests_are_infrastructure_errors() -> None:
+    """A sample whose requests failed is exported as the official runner records it: an
+    ``infrastructure_error`` without reward, in no metric."""
+    document = report()
+    sample = document["samples"][0]
+    sample.update(outcome="error", reward=None, messages=None)
+    files = export.submission_files(document)
+    name = files["submission.json"]["trajectory_files"][sample["domain"]]
+    sims = files[f"trajectories/{name}"]["simulations"]
+    failed = [s for s in sims if s["termination_reason"] == "infrastructure_error"]
+    assert len(failed) == 1 and failed[0]["reward_info"] is None
+
+
+def test_the_hook_offers_the_format() -> None:
+    assert "tau2" in export.pytest_toolcall_export_formats()
+    assert export.pytest_toolcall_export("html", report(), Path("unused")) is None

@@ -31,6 +31,7 @@ from pytest_toolcall.api import (
     usage_error,
 )
 from pytest_toolcall.benchmarks.tau2.environment import DATA, DOMAINS
+from pytest_toolcall.benchmarks.tau2.metrics import METRICS
 
 COMMIT = "a2c0247"
 SPLITS = ("leaderboard", "base", "train", "test", "full", "small")
@@ -59,6 +60,7 @@ class Outcome:
 
 class Tau2(Benchmark):
     name = "tau2"
+    metrics = METRICS
     markers: ClassVar[Mapping[str, str]] = {
         "airline": "τ²-bench airline domain",
         "retail": "τ²-bench retail domain",
@@ -281,21 +283,10 @@ class Tau2(Benchmark):
 
     # --- results ---------------------------------------------------------------------------------
 
-    def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        from pytest_toolcall.benchmarks.tau2.metrics import tau2_metrics
-
-        return {"tau2": tau2_metrics(records)} if records else {}
-
     def summary_parts(self, name: str, block: dict[str, Any]) -> list[Part]:
         from pytest_toolcall.benchmarks.tau2.metrics import summary_parts
 
         return summary_parts(block)
-
-    @classmethod
-    def claims_metric(cls, name: str) -> bool:
-        from pytest_toolcall.benchmarks.tau2.metrics import claims
-
-        return claims(name)
 
 
 @functools.cache

@@ -39,7 +39,8 @@ LEADERBOARD = {"airline": "base", "retail": "base", "telecom": "base"}
 SIMULATION_COST = 30.0
 NO_USER = (
     "a τ²-bench simulation needs a user simulator: pass --toolcall-user-model=NAME "
-    "(and --toolcall-user-base-url=URL if it is served elsewhere)"
+    "(and --toolcall-user-base-url=URL if it is served elsewhere), or re-grade results files with "
+    "--toolcall-tau2-results"
 )
 
 
@@ -98,6 +99,12 @@ class Tau2(Benchmark):
     def roles(self) -> tuple[Role, ...]:
         """The judge of NL assertions; the user simulator of live simulations (not of re-grading)."""
         return (Role.JUDGE,) if self.results_files else (Role.USER, Role.JUDGE)
+
+    def read_inputs(self) -> None:
+        """A live run without a user simulator would skip every simulation: refused before any
+        request (the oracle plays the user from the task when none is named)."""
+        if not self.results_files and not self.settings.option("user-model") and not self.settings.is_oracle:
+            raise usage_error("user-model", NO_USER)
 
     def header(self) -> str:
         if self.results_files:

@@ -287,8 +287,7 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _merge_store(args: argparse.Namespace) -> int:
-    from pytest_toolcall.model.store import StoreError, merge_stores
-    from pytest_toolcall.runner.answers import STORE_FILE
+    from pytest_toolcall.model.store import STORE_FILE, StoreError, merge_stores
 
     sources = [_store_file(path, STORE_FILE) for path in args.stores]
     target = args.output / STORE_FILE if args.output.suffix != ".sqlite3" else args.output

@@ -198,6 +198,7 @@ def test_shards_compose_with_k_and_m(pytester: pytest.Pytester) -> None:
 class FakeItem:
     def __init__(self, nodeid: str) -> None:
         self.nodeid = nodeid
+        self.stash = pytest.Stash()  # (where an item of a user's file keeps its unit)
 
 
 def test_shard_cut_is_independent_of_collection_order_and_keeps_repeats_together() -> None:

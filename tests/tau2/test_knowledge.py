@@ -118,3 +118,24 @@ def test_the_configurations_that_are_not_offline_are_refused_with_a_reason() -> 
     assert "sandboxed shell" in str(knowledge.refusal("terminal_use"))
     assert "embeddings API" in str(knowledge.refusal("alltools")) and "shell" in str(knowledge.refusal("alltools"))
     assert "not a retrieval configuration" in str(knowledge.refusal("nope"))
+
+
+def test_the_learned_reference_answers_cover_every_task() -> None:
+    """``banking/gold.json.gz`` (``learn_banking_tools.py``) holds, for the port of the domain's
+    tools, the official answer to every reference action of every task: all tasks, no errors, and
+    every discoverable tool a reference calls is among the learned ones."""
+    gold = json.loads(gzip.decompress((LEARNED.parent / "gold.json.gz").read_bytes()))
+    tasks = {t["id"]: t for t in banking_tasks()}
+    assert set(gold["tasks"]) == set(tasks)
+    for task_id, learned_task in gold["tasks"].items():
+        actions = tasks[task_id]["evaluation_criteria"]["actions"] or []
+        assert len(learned_task["answers"]) == len(actions)
+        assert not any(answer["error"] for answer in learned_task["answers"])
+    called = {
+        a["arguments"].get("agent_tool_name") or a["arguments"].get("discoverable_tool_name")
+        for t in tasks.values()
+        for a in t["evaluation_criteria"]["actions"] or []
+        if "discoverable" in a["name"]
+    }
+    names = {key.split(".", 1)[1] for key in gold["discoverable"]}
+    assert called <= names and len(names) == 48

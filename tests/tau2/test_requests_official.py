@@ -2,7 +2,8 @@
 played scripted runs against a recording server (``tests/data/tau2/learn_requests.py``); here the
 plugin plays the same runs live, through the real ``openai`` client and the local chat server, and
 every request body it sends must be one the official code sent (messages, tools in the toolkit's
-order, ``tool_choice``, temperature, the trial's ``seed``), and every official one must be sent."""
+order, ``tool_choice``, temperature, the trial's ``seed``), every official one must be sent, and
+each run ends as the official one did, with its reward."""
 
 from __future__ import annotations
 
@@ -119,10 +120,14 @@ def test_a_live_run_sends_the_official_requests(
             "--toolcall-repeat=2",
             "--toolcall-cache=off",
             "--toolcall-max-retries=0",
+            "--toolcall-report=report.json",
             *others,
         )
     assert not server_script.misses, server_script.closest(server_script.misses[0])
     assert server_script.seen == set(server_script.replies)
     result.assert_outcomes(passed=len(data["runs"]))
+    samples = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))["samples"]
+    verdicts = {(s["task_id"], s["trial"]): (s["reward"], s["termination_reason"]) for s in samples}
+    assert verdicts == {(r["task_id"], r["trial"]): (r["reward"], r["termination_reason"]) for r in data["runs"]}
     sides = set(server_script.sides.values())
     assert sides == {"agent", "user"}

@@ -1,0 +1,56 @@
+"""τ³-bench's banking_knowledge database and tools against the official answers
+(``tests/data/tau2/banking/gold.json.gz``, ``learn_banking_tools.py``): from each task's initial
+state, its reference actions get the official answers, and leave the database with the official
+hash, for every task whose reference uses only the tools ported so far."""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+from pytest_toolcall.benchmarks.tau2 import banking, knowledge
+
+GOLD = Path(__file__).parents[1] / "data" / "tau2" / "banking" / "gold.json.gz"
+
+
+@functools.cache
+def gold() -> dict[str, Any]:
+    return json.loads(gzip.decompress(GOLD.read_bytes()))
+
+
+def tasks() -> dict[str, dict[str, Any]]:
+    folder = knowledge.FOLDER / "tasks"
+    return {t["id"]: t for t in (json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("task_*.json")))}
+
+
+def ported(action: dict[str, Any]) -> bool:
+    kit = banking.BankingTools if action["requestor"] == "assistant" else banking.BankingUserTools
+    return hasattr(kit, action["name"])
+
+
+def test_the_database_as_shipped_has_the_official_hash() -> None:
+    assert banking.db_hash(banking.fresh_db()) == gold()["db_hash"]
+
+
+def test_reference_actions_get_the_official_answers_and_database() -> None:
+    checked = initialized = 0
+    for task_id, task in tasks().items():
+        actions = task["evaluation_criteria"]["actions"] or []
+        if not all(ported(a) for a in actions):
+            continue
+        init = (task.get("initial_state") or {}).get("initialization_data")
+        db = banking.fresh_db(init)
+        agent, user = banking.BankingTools(db), banking.BankingUserTools(db)
+        answers = [
+            getattr(agent if a["requestor"] == "assistant" else user, a["name"])(**a["arguments"]) for a in actions
+        ]
+        learned = gold()["tasks"][task_id]
+        assert answers == [a["content"] for a in learned["answers"]], task_id
+        assert banking.db_hash(db) == learned["db_hash"], task_id
+        checked += 1
+        initialized += bool(init)
+    # 19 tasks, 4 of them from an initial state merged into the database
+    assert (checked, initialized) == (19, 4)

@@ -10,13 +10,15 @@ it from the reference): the environment set to the task's initial state (``initi
 as the evaluator sets it, then each reference action sent as a tool call of its requestor through
 ``Environment.get_response`` (the answer a live agent or user would get: its text and whether it is
 an error), and the hash of the agent's and the user's database after them all (the gold side of
-the DB check). Also the description and parameters the official code derives from the docstring of
-every discoverable tool (what ``unlock_discoverable_agent_tool`` and ``give_discoverable_user_tool``
-answer with), the agent's and the user's toolkit (names, types, whether replayed), and the hash of
-the database as loaded.
+the DB check). Also, for every discoverable tool, the description and parameters the official code
+derives from its docstring (what ``unlock_discoverable_agent_tool`` and ``give_discoverable_user_tool``
+answer with; ``banking_knowledge_discoverable`` in the package's ``data/tools.json``), its signature
+(names, and which have defaults), type and whether it mutates; the agent's and the user's toolkit
+(names, types, whether replayed); and the hash of the database as loaded.
 """
 
 import gzip
+import inspect
 import json
 import sys
 from pathlib import Path
@@ -50,7 +52,18 @@ def main():
         for name in dir(cls):
             method = getattr(cls, name)
             if getattr(method, "__discoverable__", False):
-                learned["discoverable"][f"{cls.__name__}.{name}"] = parse_discoverable_tool_docstring(method)
+                signature = inspect.signature(method)
+                learned["discoverable"][f"{cls.__name__}.{name}"] = {
+                    **parse_discoverable_tool_docstring(method),
+                    "parameter_order": list(parse_discoverable_tool_docstring(method)["parameters"]),
+                    "signature": [
+                        [p.name, p.default is not inspect.Parameter.empty]
+                        for p in signature.parameters.values()
+                        if p.name != "self"
+                    ],
+                    "type": method.__tool_type__.value,
+                    "mutates_state": method.__mutates_state__,
+                }
     for task in tasks:
         env = get_environment(retrieval_variant="bm25", task=task, read_log_allowlist=_derive_read_log_allowlist(task))
         state = task.initial_state

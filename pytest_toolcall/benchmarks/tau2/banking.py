@@ -8,7 +8,7 @@ merges it (nested objects merged key by key, anything else replaced).
 Here so far: the queries the tools answer with (the official ``query_database_tool`` text); the
 agent's base tools, with the handing out, unlocking and calling of discovered tools (their
 descriptions and signatures as the official code derives them, in ``data/tools.json``), the user's
-tools, the 4 tools the user is given, and 8 of the 44 the agent discovers, with the official texts.
+tools, the 4 tools the user is given, and 21 of the 44 the agent discovers, with the official texts.
 ``tests/tau2/test_banking.py`` replays the reference actions of the tasks that use only these
 against what the official code answered (``tests/data/tau2/banking/gold.json.gz``). The other
 discovered tools (calling one raises ``NotImplementedError``) and the domain's grading are still to
@@ -147,6 +147,15 @@ SAVINGS_EARLY_CLOSURE = {
     "Diamond Elite Account": (150, 270),
 }
 NOW = datetime(2025, 11, 14, 3, 40, 0)
+DISPUTE_REASONS = [
+    "unauthorized_fraudulent_charge",
+    "duplicate_charge",
+    "incorrect_amount",
+    "goods_services_not_received",
+    "goods_services_not_as_described",
+    "canceled_subscription_still_charging",
+    "refund_never_processed",
+]
 
 
 @functools.cache
@@ -179,6 +188,16 @@ def _age_days(account: dict[str, Any]) -> int | None:
     except ValueError:
         return None
     return (NOW - opened).days
+
+
+def _when(text: Any) -> datetime:
+    """A transaction's date as the official sort reads it (the earliest date when it does not parse)."""
+    for pattern in ("%m/%d/%Y %H:%M:%S", "%m/%d/%Y"):
+        try:
+            return datetime.strptime(str(text), pattern)
+        except ValueError:
+            continue
+    return datetime.min
 
 
 def _balance(value: Any) -> float:
@@ -468,6 +487,382 @@ class KnowledgeTools:
             accounts if "No records found" not in accounts else "  No bank accounts found.",
             "\nCredit Card Accounts:",
             cards if "No records found" not in cards else "  No credit card accounts found.",
+        ]
+        return "\n".join(parts)
+
+    def _history(self, name: str, heading: str, subject: str, table: str, field: str, value: str, none: str) -> str:
+        """The shape of the discovered read tools that list a table's records of one subject."""
+        found = query(self.db, table, f'{{"{field}": "{value}"}}')
+        parts = [heading, "", f"Executed: {name}", subject]
+        parts.append(found if "No records found" not in found else f"\n{none}")
+        return "\n".join(parts)
+
+    def get_debit_dispute_status_7483(self, user_id: str) -> str:
+        if not user_id:
+            return "Error: Missing required parameter: user_id"
+        return self._history(
+            "get_debit_dispute_status_7483",
+            "Debit card dispute history retrieved successfully.",
+            f"Debit card dispute history for user {user_id}:",
+            "debit_card_disputes",
+            "user_id",
+            user_id,
+            "No debit card disputes found for this user.",
+        )
+
+    def get_user_dispute_history_7291(self, user_id: str) -> str:
+        if not user_id:
+            return "Error: Missing required parameter: user_id"
+        return self._history(
+            "get_user_dispute_history_7291",
+            "User transaction dispute history retrieved successfully.",
+            f"Transaction dispute history for user {user_id}:",
+            "transaction_disputes",
+            "user_id",
+            user_id,
+            "No transaction disputes found for this user.",
+        )
+
+    def get_pending_replacement_orders_5765(self, credit_card_account_id: str) -> str:
+        if not credit_card_account_id:
+            return "Error: Missing required parameter: credit_card_account_id"
+        return self._history(
+            "get_pending_replacement_orders_5765",
+            "Pending replacement orders check completed.",
+            f"Replacement orders for credit card account {credit_card_account_id}:",
+            "credit_card_orders",
+            "credit_card_account_id",
+            credit_card_account_id,
+            "No pending replacement orders found for this credit card account.",
+        )
+
+    def get_closure_reason_history_8293(self, credit_card_account_id: str) -> str:
+        if not credit_card_account_id:
+            return "Error: Missing required parameter: credit_card_account_id"
+        return self._history(
+            "get_closure_reason_history_8293",
+            "Closure reason history retrieved successfully.",
+            f"Closure reason history for credit card account {credit_card_account_id}:",
+            "credit_card_closure_reasons",
+            "credit_card_account_id",
+            credit_card_account_id,
+            "No closure reason records found for this credit card account.",
+        )
+
+    def get_credit_limit_increase_history_4829(self, credit_card_account_id: str) -> str:
+        if not credit_card_account_id:
+            return "Error: Missing required parameter: credit_card_account_id"
+        return self._history(
+            "get_credit_limit_increase_history_4829",
+            "Credit limit increase history retrieved.",
+            f"Credit limit increase history for account {credit_card_account_id}:",
+            "credit_limit_increase_requests",
+            "credit_card_account_id",
+            credit_card_account_id,
+            "No credit limit increase requests found for this account.",
+        )
+
+    def get_payment_history_6183(self, credit_card_account_id: str, months: int) -> str:
+        if not credit_card_account_id or months is None:
+            return "Error: Missing required parameters (credit_card_account_id, months)."
+        try:
+            months = int(months)
+            if months <= 0:
+                return "Error: months must be a positive integer."
+        except (ValueError, TypeError):
+            return "Error: Invalid months value. Must be a positive integer."
+        payments = [
+            p
+            for p in self.db["payment_history"]["data"].values()
+            if p.get("credit_card_account_id") == credit_card_account_id
+        ]
+        if not payments:
+            return f"No payment history found for account '{credit_card_account_id}'."
+        payments.sort(key=lambda p: p.get("payment_date") or "", reverse=True)
+        payments = payments[:months]
+        on_time = 0
+        for payment in payments:
+            if payment.get("status") != "ON_TIME":
+                break
+            on_time += 1
+        parts = [
+            f"Payment history for account '{credit_card_account_id}' (last {months} months):",
+            f"Consecutive on-time payments: {on_time}",
+        ]
+        parts.extend(
+            f"\n  - Payment Date: {p.get('payment_date')}\n    Amount: {p.get('amount')}\n    Status: {p.get('status')}"
+            for p in payments
+        )
+        return "\n".join(parts)
+
+    def get_bank_account_transactions_9173(self, account_id: str) -> str:
+        if not account_id:
+            return "Error: Missing required parameter: account_id"
+        if account_id not in self.db["accounts"]["data"]:
+            return f"Error: Account '{account_id}' not found."
+        table = self.db["bank_account_transaction_history"]["data"]
+        found = [(rid, rec) for rid, rec in table.items() if _matches(rec, {"account_id": account_id})]
+        # Most recent first, as the knowledge base says; the sort is stable (same-date records keep
+        # their stored order, the tie-break of duplicate-charge disputes).
+        found.sort(key=lambda item: _when(item[1].get("date", "")), reverse=True)
+        parts = [
+            "Bank account transactions retrieved successfully.",
+            "",
+            "Executed: get_bank_account_transactions_9173",
+            f"Transactions for account {account_id}:",
+        ]
+        if not found:
+            parts.append("\nNo transactions found for this account.")
+            return "\n".join(parts)
+        lines = [f"Found {len(found)} record(s) in 'bank_account_transaction_history':\n"]
+        for index, (record_id, record) in enumerate(found, 1):
+            lines.append(f"{index}. Record ID: {record_id}")
+            lines.extend(f"   {field}: {value}" for field, value in record.items())
+            lines.append("")
+        parts.append("\n".join(lines))
+        return "\n".join(parts)
+
+    def get_debit_cards_by_account_id_7823(self, account_id: str) -> str:
+        if not account_id:
+            return "Error: Missing required parameter 'account_id'."
+        accounts = self.db["accounts"]["data"]
+        if account_id not in accounts:
+            return f"Error: Account '{account_id}' not found."
+        if accounts[account_id].get("class", "").lower() not in ("checking", "business_checking"):
+            return (
+                f"Error: Account '{account_id}' is not a checking account. "
+                "Debit cards are only available for checking accounts."
+            )
+        cards = []
+        for card_id, card in self.db["debit_cards"]["data"].items():
+            if card.get("account_id") != account_id:
+                continue
+            info = {"card_id": card_id, **card}
+            # the official field names, normalized as officially
+            if "last_4_digits" in info and "card_number_last_4" not in info:
+                info["card_number_last_4"] = info.pop("last_4_digits")
+            if "issue_date" in info and "date_issued" not in info:
+                info["date_issued"] = info.pop("issue_date")
+            elif "created_date" in info and "date_issued" not in info:
+                info["date_issued"] = info.pop("created_date")
+            cards.append(info)
+        if not cards:
+            return f"No debit cards found for account '{account_id}'."
+        cards.sort(key=lambda c: c.get("date_issued") or "", reverse=True)
+        return json.dumps(cards, indent=2)
+
+    def file_credit_card_transaction_dispute_4829(
+        self,
+        transaction_id: str,
+        card_action: str,
+        card_last_4_digits: str,
+        full_name: str,
+        user_id: str,
+        phone: str,
+        email: str,
+        address: str,
+        contacted_merchant: bool,
+        purchase_date: str,
+        issue_noticed_date: str,
+        dispute_reason: str,
+        resolution_requested: str,
+        eligible_for_provisional_credit: bool,
+        partial_refund_amount: float | None = None,
+    ) -> str:
+        if not transaction_id or not user_id:
+            return "Error: Missing required parameters."
+        actions = ["keep_active", "cancel_and_reissue"]
+        if card_action not in actions:
+            return f"Error: Invalid card_action. Must be one of: {actions}"
+        if dispute_reason not in DISPUTE_REASONS:
+            return f"Error: Invalid dispute_reason. Must be one of: {DISPUTE_REASONS}"
+        resolutions = ["full_refund", "partial_refund"]
+        if resolution_requested not in resolutions:
+            return f"Error: Invalid resolution_requested. Must be one of: {resolutions}"
+        if resolution_requested == "partial_refund" and partial_refund_amount is None:
+            return "Error: partial_refund_amount is required when resolution_requested is 'partial_refund'."
+        dispute_id = f"dsp_{deterministic_id(f'dispute:{user_id}:{transaction_id}', 12)}"
+        record = {
+            "dispute_id": dispute_id,
+            "transaction_id": transaction_id,
+            "user_id": user_id,
+            "card_action": card_action,
+            "card_last_4_digits": card_last_4_digits,
+            "full_name": full_name,
+            "phone": phone,
+            "email": email,
+            "address": address,
+            "contacted_merchant": contacted_merchant,
+            "purchase_date": purchase_date,
+            "issue_noticed_date": issue_noticed_date,
+            "dispute_reason": dispute_reason,
+            "resolution_requested": resolution_requested,
+            "partial_refund_amount": partial_refund_amount,
+            "eligible_for_provisional_credit": eligible_for_provisional_credit,
+            "provisional_credit_given": eligible_for_provisional_credit,
+            "submitted_at": TODAY,
+            "status": "SUBMITTED",
+        }
+        if not add(self.db, "transaction_disputes", dispute_id, record):
+            return "Error: Dispute may have already been filed for this transaction."
+        parts = [
+            "Credit card transaction dispute filed successfully. A case has been opened and will be reviewed "
+            "within 10 business days.",
+            "",
+            "Executed: file_credit_card_transaction_dispute_4829",
+            f"Dispute ID: {dispute_id}",
+            f"Transaction: {transaction_id}",
+            f"Reason: {dispute_reason.replace('_', ' ').title()}",
+            f"Resolution Requested: {resolution_requested.replace('_', ' ').title()}",
+        ]
+        if partial_refund_amount:
+            parts.append(f"Partial Refund Amount: ${partial_refund_amount:.2f}")
+        if eligible_for_provisional_credit:
+            parts.append("Provisional Credit: ELIGIBLE - Credit will be applied within 2 business days.")
+        else:
+            parts.append("Provisional Credit: Not eligible at this time.")
+        return "\n".join(parts)
+
+    def transfer_funds_between_bank_accounts_7291(
+        self, source_account_id: str, destination_account_id: str, amount: float
+    ) -> str:
+        if not source_account_id or not destination_account_id or amount is None:
+            return "Error: Missing required parameters (source_account_id, destination_account_id, amount)."
+        try:
+            amount = float(amount)
+        except (ValueError, TypeError):
+            return f"Error: Invalid amount '{amount}'. Must be a number."
+        if amount <= 0:
+            return "Error: Transfer amount must be positive."
+        if source_account_id == destination_account_id:
+            return "Error: Source and destination accounts cannot be the same."
+        accounts = self.db["accounts"]["data"]
+        if source_account_id not in accounts:
+            return f"Error: Source account '{source_account_id}' not found."
+        if destination_account_id not in accounts:
+            return f"Error: Destination account '{destination_account_id}' not found."
+        source, destination = accounts[source_account_id], accounts[destination_account_id]
+        if source.get("status") not in ("ACTIVE", "OPEN"):
+            return f"Error: Source account '{source_account_id}' is not active."
+        if destination.get("status") not in ("ACTIVE", "OPEN"):
+            return f"Error: Destination account '{destination_account_id}' is not active."
+        have = _balance(source.get("current_holdings", source.get("balance", 0)))
+        if have < amount:
+            return (
+                f"Error: Insufficient funds. Source account balance is ${have:.2f}, "
+                f"but transfer amount is ${amount:.2f}."
+            )
+        other = _balance(destination.get("current_holdings", destination.get("balance", 0)))
+        source["current_holdings"] = f"${have - amount:.2f}"
+        destination["current_holdings"] = f"${other + amount:.2f}"
+        return (
+            f"Transfer completed successfully!\n  - Amount: ${amount:.2f}\n"
+            f"  - From: {source_account_id} (new balance: ${have - amount:.2f})\n"
+            f"  - To: {destination_account_id} (new balance: ${other + amount:.2f})"
+        )
+
+    def close_debit_card_4721(self, card_id: str, reason: str) -> str:
+        if not card_id or not reason:
+            return "Error: Missing required parameters. Required: card_id, reason."
+        reasons = ["lost", "stolen", "fraud_suspected", "damaged", "no_longer_needed", "account_closing"]
+        if reason.lower() not in reasons:
+            return f"Error: Invalid reason. Must be one of: {reasons}"
+        reason = reason.lower()
+        cards = self.db["debit_cards"]["data"]
+        if card_id not in cards:
+            return f"Error: Debit card '{card_id}' not found."
+        card = cards[card_id]
+        before = card.get("status")
+        if before not in ("ACTIVE", "PENDING"):
+            return (
+                f"Error: Debit card '{card_id}' cannot be closed. Current status: {before}. "
+                "Only ACTIVE or PENDING cards can be closed."
+            )
+        card.update(status="CLOSED", closed_date=TODAY, closure_reason=reason)
+        parts = [
+            "Debit Card Closed Successfully",
+            f"Card ID: {card_id}",
+            f"Previous Status: {before}",
+            "New Status: CLOSED",
+            f"Closure Reason: {reason.replace('_', ' ').title()}",
+            f"Closure Date: {TODAY}",
+            "",
+        ]
+        if reason in ("lost", "stolen", "fraud_suspected"):
+            parts.append("IMPORTANT: This card has been immediately deactivated for security.")
+            parts.append("Any pending transactions may still be processed.")
+            if reason == "fraud_suspected":
+                parts.append(
+                    "Please advise the customer to review recent transactions and file disputes for any "
+                    "unauthorized charges."
+                )
+                parts.append("Also recommend changing their online banking password.")
+        parts.append("")
+        parts.append(
+            "Note: This card cannot be reactivated. If the customer needs a new card, they can order one through "
+            "the standard ordering process."
+        )
+        parts.append("Any recurring payments linked to this card will need to be updated with new payment information.")
+        return "\n".join(parts)
+
+    def freeze_debit_card_3892(self, card_id: str) -> str:
+        if not card_id:
+            return "Error: Missing required parameter: card_id."
+        cards = self.db["debit_cards"]["data"]
+        if card_id not in cards:
+            return f"Error: Debit card '{card_id}' not found."
+        card = cards[card_id]
+        if card.get("status") == "FROZEN":
+            return f"Error: Debit card '{card_id}' is already frozen."
+        if card.get("status") != "ACTIVE":
+            return (
+                f"Error: Debit card '{card_id}' cannot be frozen. Current status: {card.get('status')}. "
+                "Only ACTIVE cards can be frozen."
+            )
+        card.update(status="FROZEN", frozen_date=TODAY)
+        parts = [
+            "Debit Card Frozen Successfully",
+            f"Card ID: {card_id}",
+            "Status: FROZEN",
+            f"Frozen Date: {TODAY}",
+            "",
+            "While frozen:",
+            "- All new purchase transactions will be declined",
+            "- Recurring payments and subscriptions will be declined",
+            "- Pending transactions already authorized may still process",
+            "",
+            "To unfreeze, the customer can call customer service or use the mobile app.",
+            "If the card is confirmed lost or stolen, recommend closing the card permanently instead.",
+        ]
+        return "\n".join(parts)
+
+    def unfreeze_debit_card_3893(self, card_id: str) -> str:
+        if not card_id:
+            return "Error: Missing required parameter: card_id."
+        cards = self.db["debit_cards"]["data"]
+        if card_id not in cards:
+            return f"Error: Debit card '{card_id}' not found."
+        card = cards[card_id]
+        if card.get("status") == "ACTIVE":
+            return f"Error: Debit card '{card_id}' is already active."
+        if card.get("status") != "FROZEN":
+            return (
+                f"Error: Debit card '{card_id}' cannot be unfrozen. Current status: {card.get('status')}. "
+                "Only FROZEN cards can be unfrozen."
+            )
+        account_id = card.get("account_id")
+        accounts = self.db["accounts"]["data"]
+        if account_id and account_id in accounts and accounts[account_id].get("status") != "OPEN":
+            return f"Error: The linked checking account '{account_id}' is no longer open. Card cannot be unfrozen."
+        card.update(status="ACTIVE", unfrozen_date=TODAY)
+        parts = [
+            "Debit Card Unfrozen Successfully",
+            f"Card ID: {card_id}",
+            "Status: ACTIVE",
+            f"Unfrozen Date: {TODAY}",
+            "",
+            "The card is now active and ready to use immediately.",
+            "All transactions will process normally.",
         ]
         return "\n".join(parts)
 

@@ -8,7 +8,7 @@ merges it (nested objects merged key by key, anything else replaced).
 Here so far: the queries the tools answer with (the official ``query_database_tool`` text); the
 agent's base tools, with the handing out, unlocking and calling of discovered tools (their
 descriptions and signatures as the official code derives them, in ``data/tools.json``), the user's
-tools, the 4 tools the user is given, and 21 of the 44 the agent discovers, with the official texts.
+tools, the 4 tools the user is given, and 26 of the 44 the agent discovers, with the official texts.
 ``tests/tau2/test_banking.py`` replays the reference actions of the tasks that use only these
 against what the official code answered (``tests/data/tau2/banking/gold.json.gz``). The other
 discovered tools (calling one raises ``NotImplementedError``) and the domain's grading are still to
@@ -865,6 +865,181 @@ class KnowledgeTools:
             "All transactions will process normally.",
         ]
         return "\n".join(parts)
+
+    def order_replacement_credit_card_7291(
+        self,
+        credit_card_account_id: str,
+        user_id: str,
+        shipping_address: str,
+        reason: str,
+        expedited_shipping: bool = False,
+    ) -> str:
+        if not credit_card_account_id or not user_id or not shipping_address or not reason:
+            return "Error: Missing required parameters (credit_card_account_id, user_id, shipping_address, reason)."
+        reasons = ["fraud_suspected", "lost", "stolen", "damaged", "expired", "other"]
+        if reason not in reasons:
+            return f"Error: Invalid reason. Must be one of: {reasons}"
+        if "No records found" in query(
+            self.db, "credit_card_accounts", f'{{"account_id": "{credit_card_account_id}"}}'
+        ):
+            return f"Error: Credit card account '{credit_card_account_id}' not found."
+        order_id = f"ccord_{deterministic_id(f'credit_card_order:{credit_card_account_id}:{user_id}:{reason}', 12)}"
+        record = {
+            "order_id": order_id,
+            "credit_card_account_id": credit_card_account_id,
+            "user_id": user_id,
+            "shipping_address": shipping_address,
+            "reason": reason,
+            "expedited_shipping": expedited_shipping,
+            "order_date": TODAY,
+            "status": "ORDERED",
+            "old_card_cancelled": True,
+        }
+        if not add(self.db, "credit_card_orders", order_id, record):
+            return "Error: Order may have already been placed for this card replacement."
+        cards = self.db["credit_card_accounts"]["data"]
+        if credit_card_account_id in cards:  # the old card is cancelled
+            cards[credit_card_account_id]["status"] = "CLOSED"
+            cards[credit_card_account_id]["closed_date"] = TODAY
+        parts = [
+            f"Order ID: {order_id}",
+            f"Card Account: {credit_card_account_id}",
+            f"Reason: {reason.replace('_', ' ').title()}",
+            f"Shipping Address: {shipping_address}",
+            f"Shipping Method: {'Expedited' if expedited_shipping else 'Standard'}",
+            f"Expected Delivery: {'2-3 business days' if expedited_shipping else '7-10 business days'}",
+            "",
+            "The old card has been cancelled for security. The new card will have the same account number but a "
+            "new card number and CVV.",
+        ]
+        return "\n".join(parts)
+
+    def log_credit_card_closure_reason_4521(
+        self, credit_card_account_id: str, user_id: str, closure_reason: str
+    ) -> str:
+        if not credit_card_account_id or not user_id or not closure_reason:
+            return "Error: Missing required parameters."
+        reasons = [
+            "annual_fee",
+            "not_using_card",
+            "found_better_card",
+            "unhappy_with_rewards",
+            "simplifying_finances",
+            "negative_experience",
+            "other",
+        ]
+        if closure_reason not in reasons:
+            return f"Error: Invalid closure_reason. Must be one of: {reasons}"
+        record_id = f"clsr_{deterministic_id(f'closure_reason:{credit_card_account_id}:{user_id}', 12)}"
+        record = {
+            "record_id": record_id,
+            "credit_card_account_id": credit_card_account_id,
+            "user_id": user_id,
+            "closure_reason": closure_reason,
+            "logged_at": TODAY,
+            "status": "LOGGED",
+        }
+        add(self.db, "credit_card_closure_reasons", record_id, record)
+        shown = json.dumps(
+            {"credit_card_account_id": credit_card_account_id, "user_id": user_id, "closure_reason": closure_reason},
+            indent=2,
+        )
+        return (
+            f"Closure reason logged successfully.\n\nExecuted: log_credit_card_closure_reason_4521\n"
+            f"Arguments: {shown}\nClosure reason '{closure_reason}' logged for account {credit_card_account_id}."
+        )
+
+    def apply_checking_account_credit_5829(self, account_id: str, amount: float, credit_type: str) -> str:
+        return self._credit(
+            account_id,
+            amount,
+            credit_type,
+            {"rebate_credit": "REBATE CREDIT", "fee_refund": "FEE REFUND"},
+            ("checking",),
+            "checking",
+            "Credits can only be applied to checking accounts.",
+        )
+
+    def apply_savings_account_credit_6831(self, account_id: str, amount: float, credit_type: str) -> str:
+        return self._credit(
+            account_id,
+            amount,
+            credit_type,
+            {
+                "interest_correction": "INTEREST CORRECTION",
+                "fee_refund": "FEE REFUND",
+                "goodwill_credit": "GOODWILL CREDIT",
+            },
+            ("saving", "savings"),
+            "savings",
+            "This tool only applies to savings accounts.",
+        )
+
+    def _credit(
+        self,
+        account_id: str,
+        amount: Any,
+        credit_type: str,
+        kinds: dict[str, str],
+        classes: tuple[str, ...],
+        kind: str,
+        only: str,
+    ) -> str:
+        """A credit to a checking or savings account (the two official tools differ in the classes
+        they take, the credit types, and how they write the new balance: checking's with ``$``)."""
+        if not account_id or amount is None or not credit_type:
+            return "Error: Missing required parameters."
+        try:
+            amount = float(amount)
+        except (TypeError, ValueError):
+            return "Error: Invalid credit amount. Must be a number."
+        if amount <= 0:
+            return "Error: Credit amount must be positive."
+        if credit_type not in kinds:
+            return f"Error: Invalid credit_type. Must be one of: {list(kinds)}"
+        accounts = self.db["accounts"]["data"]
+        if account_id not in accounts:
+            return f"Error: Account '{account_id}' not found."
+        account = accounts[account_id]
+        if account.get("class", "").lower() not in classes:
+            return f"Error: Account '{account_id}' is not a {kind} account. {only}"
+        if account.get("status") not in ("ACTIVE", "OPEN"):
+            return f"Error: Account '{account_id}' is not active."
+        before = _balance(account.get("current_holdings", account.get("balance", 0)))
+        after = before + amount
+        account["current_holdings"] = f"${after:.2f}" if kind == "checking" else f"{after:.2f}"
+        transaction_id = f"txn_{deterministic_id(f'{kind}_credit:{account_id}:{credit_type}:{amount}:{TODAY}')}"
+        self.db["bank_account_transaction_history"]["data"][transaction_id] = {
+            "transaction_id": transaction_id,
+            "account_id": account_id,
+            "date": TODAY,
+            "description": f"{kinds[credit_type]} - CUSTOMER SERVICE",
+            "amount": amount,
+            "type": credit_type,
+            "status": "posted",
+        }
+        return (
+            f"\nCredit applied successfully!\n  - Transaction ID: {transaction_id}\n  - Account: {account_id}\n"
+            f"  - Credit Type: {credit_type}\n  - Amount: ${amount:.2f}\n  - Previous Balance: ${before:.2f}\n"
+            f"  - New Balance: ${after:.2f}"
+        )
+
+    def close_credit_card_account_7834(self, credit_card_account_id: str, user_id: str) -> str:
+        if not credit_card_account_id or not user_id:
+            return "Error: Missing required parameters (credit_card_account_id, user_id)."
+        if "No records found" in query(
+            self.db, "credit_card_accounts", f'{{"account_id": "{credit_card_account_id}"}}'
+        ):
+            return f"Error: Credit card account '{credit_card_account_id}' not found."
+        cards = self.db["credit_card_accounts"]["data"]
+        if credit_card_account_id not in cards:
+            return f"Error: Failed to close credit card account '{credit_card_account_id}'."
+        cards[credit_card_account_id].update(status="CLOSED", closed_date=TODAY, closed_by=user_id)
+        shown = json.dumps({"credit_card_account_id": credit_card_account_id, "user_id": user_id}, indent=2)
+        return (
+            f"Credit card account closed successfully.\n\nExecuted: close_credit_card_account_7834\n"
+            f"Arguments: {shown}\nAccount {credit_card_account_id} has been closed."
+        )
 
     def open_bank_account_4821(self, user_id: str, account_type: str, account_class: str) -> str:
         if not user_id or not account_type or not account_class:

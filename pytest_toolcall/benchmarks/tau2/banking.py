@@ -8,7 +8,7 @@ merges it (nested objects merged key by key, anything else replaced).
 Here so far: the queries the tools answer with (the official ``query_database_tool`` text); the
 agent's base tools, with the handing out, unlocking and calling of discovered tools (their
 descriptions and signatures as the official code derives them, in ``data/tools.json``), the user's
-tools, the 4 tools the user is given, and 26 of the 44 the agent discovers, with the official texts.
+tools, the 4 tools the user is given, and 33 of the 44 the agent discovers, with the official texts.
 ``tests/tau2/test_banking.py`` replays the reference actions of the tasks that use only these
 against what the official code answered (``tests/data/tau2/banking/gold.json.gz``). The other
 discovered tools (calling one raises ``NotImplementedError``) and the domain's grading are still to
@@ -198,6 +198,82 @@ def _when(text: Any) -> datetime:
         except ValueError:
             continue
     return datetime.min
+
+
+SEQUENTIAL_PINS = (
+    "0123", "1234", "2345", "3456", "4567", "5678", "6789", "9876", "8765", "7654", "6543", "5432", "4321", "3210",
+)  # fmt: skip
+#: Which activation tool each issue reason of a card calls for.
+ACTIVATION_TOOL = {
+    "new_account": "activate_debit_card_8291",
+    "first_card": "activate_debit_card_8291",
+    "lost": "activate_debit_card_8292",
+    "stolen": "activate_debit_card_8292",
+    "fraud": "activate_debit_card_8292",
+    "expired": "activate_debit_card_8293",
+    "damaged": "activate_debit_card_8293",
+    "upgrade": "activate_debit_card_8293",
+    "bank_reissue": "activate_debit_card_8293",
+}
+
+
+def _pin_problem(pin: Any) -> str | None:
+    if not pin or not pin.isdigit() or len(pin) != 4:
+        return "PIN must be exactly 4 digits."
+    if pin in SEQUENTIAL_PINS:
+        return "PIN cannot be sequential (e.g., 1234). Please choose a more secure PIN."
+    if len(set(pin)) == 1:
+        return "PIN cannot be all the same digit (e.g., 1111). Please choose a more secure PIN."
+    return None
+
+
+def _activation_problem(
+    given: dict[str, Any], db: dict[str, dict[str, Any]], reasons: tuple[str, ...], tool: str
+) -> tuple[str, dict[str, Any] | None]:
+    """Why a debit card cannot be activated with these details by this tool, or the card."""
+    if not all(given[k] for k in ("card_id", "last_4_digits", "expiration_date", "cvv", "pin")):
+        return (
+            "Error: Missing required parameters. Required: card_id, last_4_digits, expiration_date, cvv, pin.",
+            None,
+        )
+    pin_problem = _pin_problem(given["pin"])
+    if pin_problem:
+        return f"Error: {pin_problem}", None
+    cvv, last_4, card_id = given["cvv"], given["last_4_digits"], given["card_id"]
+    if not cvv.isdigit() or len(cvv) != 3:
+        return "Error: CVV must be exactly 3 digits.", None
+    if not last_4.isdigit() or len(last_4) != 4:
+        return "Error: Last 4 digits must be exactly 4 digits.", None
+    cards = db["debit_cards"]["data"]
+    if card_id not in cards:
+        return f"Error: Debit card '{card_id}' not found.", None
+    card = cards[card_id]
+    reason = card.get("issue_reason", "new_account")
+    if reason not in reasons:
+        right = ACTIVATION_TOOL.get(reason, "unknown")
+        return (
+            f"Error: Wrong activation tool. This card has issue_reason='{reason}'. "
+            f"Please use {right} instead of {tool}.",
+            None,
+        )
+    if card.get("status") == "ACTIVE":
+        return f"Error: Debit card '{card_id}' is already active.", None
+    if card.get("status") != "PENDING":
+        return (
+            f"Error: Debit card '{card_id}' cannot be activated. Current status: {card.get('status')}. "
+            "Only PENDING cards can be activated.",
+            None,
+        )
+    if card.get("last_4_digits") != last_4:
+        return "Error: Card verification failed. The last 4 digits do not match our records.", None
+    account_id = card.get("account_id")
+    accounts = db["accounts"]["data"]
+    if account_id and account_id in accounts and accounts[account_id].get("status") != "OPEN":
+        return (
+            f"Error: The linked checking account '{account_id}' is no longer open. Card cannot be activated.",
+            None,
+        )
+    return "", card
 
 
 def _balance(value: Any) -> float:
@@ -1040,6 +1116,393 @@ class KnowledgeTools:
             f"Credit card account closed successfully.\n\nExecuted: close_credit_card_account_7834\n"
             f"Arguments: {shown}\nAccount {credit_card_account_id} has been closed."
         )
+
+    def activate_debit_card_8291(
+        self, card_id: str, last_4_digits: str, expiration_date: str, cvv: str, pin: str
+    ) -> str:
+        given = {"card_id": card_id, "last_4_digits": last_4_digits, "expiration_date": expiration_date}
+        error, card = _activation_problem(
+            {**given, "cvv": cvv, "pin": pin}, self.db, ("new_account", "first_card"), "activate_debit_card_8291"
+        )
+        if card is None:
+            return error
+        others = self._activate(card_id, card, "DEACTIVATED", "New card activated")
+        parts = [
+            "New Debit Card Activation Successful",
+            f"Card ID: {card_id}",
+            "Status: ACTIVE",
+            f"Activation Date: {TODAY}",
+            "",
+            "Your card is now ready to use at any ATM or point of sale terminal.",
+            "For security, please sign the back of your card.",
+        ]
+        if others:
+            parts.append(f"\nNote: Previous card(s) have been deactivated: {', '.join(others)}")
+        return "\n".join(parts)
+
+    def activate_debit_card_8292(
+        self, card_id: str, last_4_digits: str, expiration_date: str, cvv: str, pin: str
+    ) -> str:
+        given = {"card_id": card_id, "last_4_digits": last_4_digits, "expiration_date": expiration_date}
+        error, card = _activation_problem(
+            {**given, "cvv": cvv, "pin": pin}, self.db, ("lost", "stolen", "fraud"), "activate_debit_card_8292"
+        )
+        if card is None:
+            return error
+        reason = card.get("issue_reason", "lost")
+        others = self._activate(card_id, card, "DEACTIVATED", f"Replacement card activated ({reason})")
+        parts = [
+            "Replacement Debit Card Activation Successful",
+            f"Card ID: {card_id}",
+            f"Replacement Reason: {reason.replace('_', ' ').title()}",
+            "Status: ACTIVE",
+            f"Activation Date: {TODAY}",
+            "",
+            "Your replacement card is now ready to use.",
+            "",
+            "IMPORTANT SECURITY REMINDERS:",
+            "- Please review your recent transactions for any unauthorized charges",
+            "- Report any suspicious activity immediately",
+        ]
+        if reason == "fraud":
+            parts.append("- Since fraud was suspected, we recommend changing your online banking password")
+        if others:
+            parts.append(f"\nPrevious card(s) have been deactivated for security: {', '.join(others)}")
+        return "\n".join(parts)
+
+    def activate_debit_card_8293(
+        self, card_id: str, last_4_digits: str, expiration_date: str, cvv: str, pin: str
+    ) -> str:
+        given = {"card_id": card_id, "last_4_digits": last_4_digits, "expiration_date": expiration_date}
+        reasons = ("expired", "damaged", "upgrade", "bank_reissue")
+        error, card = _activation_problem(
+            {**given, "cvv": cvv, "pin": pin}, self.db, reasons, "activate_debit_card_8293"
+        )
+        if card is None:
+            return error
+        reason = card.get("issue_reason", "expired")
+        others = self._activate(card_id, card, "GRACE_PERIOD", f"Reissued card activated ({reason})")
+        parts = [
+            "Reissued Debit Card Activation Successful",
+            f"Card ID: {card_id}",
+            f"Reissue Reason: {reason.replace('_', ' ').title()}",
+            "Status: ACTIVE",
+            f"Activation Date: {TODAY}",
+            "",
+            "Your reissued card is now ready to use.",
+        ]
+        if others:
+            parts.append(
+                f"\nNote: Your previous card(s) ({', '.join(others)}) will remain active for 24 hours "
+                "as a grace period."
+            )
+            parts.append("After 24 hours, the old card(s) will be automatically deactivated.")
+        if reason in ("expired", "bank_reissue"):
+            parts.append(
+                "\nReminder: If your card number changed, please update any recurring payments with your new "
+                "card details."
+            )
+        return "\n".join(parts)
+
+    def _activate(self, card_id: str, card: dict[str, Any], then: str, why: str) -> list[str]:
+        """The card active, and the account's other active cards ``then`` (deactivated, or in their
+        grace period); their ids."""
+        card["status"] = "ACTIVE"
+        card["activated_date"] = TODAY
+        others = []
+        for other_id, other in self.db["debit_cards"]["data"].items():
+            if (
+                other_id != card_id
+                and other.get("account_id") == card.get("account_id")
+                and other.get("status") == "ACTIVE"
+            ):
+                other["status"] = then
+                other["grace_period_ends" if then == "GRACE_PERIOD" else "deactivated_date"] = TODAY
+                other["deactivation_reason"] = why
+                others.append(other_id)
+        return others
+
+    def clear_debit_card_fraud_alert_4892(self, card_id: str, reason: str) -> str:
+        if not card_id:
+            return "Error: Missing required parameter: card_id."
+        if not reason:
+            return "Error: Missing required parameter: reason."
+        reasons = ["customer_verified", "velocity_clear"]
+        if reason not in reasons:
+            return f"Error: Invalid reason '{reason}'. Must be one of: {', '.join(reasons)}"
+        cards = self.db["debit_cards"]["data"]
+        if card_id not in cards:
+            return f"Error: Debit card '{card_id}' not found."
+        card = cards[card_id]
+        if reason == "velocity_clear":
+            if not card.get("velocity_blocked", False):
+                return f"Error: Debit card '{card_id}' does not have an active velocity block."
+            card["velocity_blocked"] = False
+            card["velocity_cleared_date"] = TODAY
+            parts = [
+                "Velocity Block Cleared Successfully",
+                f"Card ID: {card_id}",
+                f"Cleared Date: {TODAY}",
+                "",
+                "The card is now unblocked and ready for normal use.",
+                "The velocity monitoring will continue - if the same unusual patterns recur,",
+                "the card may be blocked again automatically.",
+            ]
+            return "\n".join(parts)
+        if not card.get("fraud_alert_active", False):
+            return f"Error: Debit card '{card_id}' does not have an active fraud alert."
+        if card.get("alert_source") == "bank_initiated":
+            return (
+                "Error: BANK_INITIATED_ALERT - This fraud alert was initiated by the bank's fraud detection system "
+                "and cannot be cleared by customer service agents. Please transfer the customer to the security "
+                "team using transfer_to_human_agents."
+            )
+        card["fraud_alert_active"] = False
+        card["alert_source"] = None
+        card["fraud_alert_cleared_date"] = TODAY
+        parts = [
+            "Fraud Alert Cleared Successfully",
+            f"Card ID: {card_id}",
+            f"Cleared Date: {TODAY}",
+            "",
+            "The fraud alert has been removed from the card.",
+            "All transactions will process normally.",
+            "",
+            "Remind the customer to review recent transactions and report any unauthorized charges.",
+        ]
+        return "\n".join(parts)
+
+    def reset_debit_card_pin_6284(self, card_id: str, last_4_digits: str, new_pin: str) -> str:
+        if not all([card_id, last_4_digits, new_pin]):
+            return "Error: Missing required parameters. Required: card_id, last_4_digits, new_pin."
+        if not last_4_digits.isdigit() or len(last_4_digits) != 4:
+            return "Error: Last 4 digits must be exactly 4 digits."
+        pin_problem = _pin_problem(new_pin)
+        if pin_problem:
+            return f"Error: {pin_problem}"
+        cards = self.db["debit_cards"]["data"]
+        if card_id not in cards:
+            return f"Error: Debit card '{card_id}' not found."
+        card = cards[card_id]
+        if card.get("last_4_digits") != last_4_digits:
+            return "Error: Card verification failed. The last 4 digits do not match our records."
+        if card.get("status") != "ACTIVE":
+            return (
+                f"Error: Cannot reset PIN. Card status is {card.get('status')}. "
+                "Only ACTIVE cards can have their PIN reset."
+            )
+        card.update(pin_last_changed=TODAY, pin_locked=False, pin_attempts_remaining=3)
+        parts = [
+            "Debit Card PIN Reset Successfully",
+            f"Card ID: {card_id}",
+            f"PIN Changed: {TODAY}",
+            "",
+            "The new PIN is effective immediately.",
+            "Your card has been unlocked and is ready to use.",
+            "Customer can use the new PIN for ATM withdrawals and point-of-sale transactions.",
+            "",
+            "Security reminder: Never share your PIN with anyone.",
+        ]
+        return "\n".join(parts)
+
+    def change_debit_card_pin_6285(self, card_id: str, current_pin: str, new_pin: str) -> str:
+        if not all([card_id, current_pin, new_pin]):
+            return "Error: Missing required parameters. Required: card_id, current_pin, new_pin."
+        if not current_pin.isdigit() or len(current_pin) != 4:
+            return "Error: Current PIN must be exactly 4 digits."
+        pin_problem = _pin_problem(new_pin)
+        if pin_problem:
+            return f"Error: {pin_problem}"
+        if current_pin == new_pin:
+            return "Error: New PIN must be different from current PIN."
+        cards = self.db["debit_cards"]["data"]
+        if card_id not in cards:
+            return f"Error: Debit card '{card_id}' not found."
+        card = cards[card_id]
+        if card.get("status") != "ACTIVE":
+            return (
+                f"Error: Cannot change PIN. Card status is {card.get('status')}. "
+                "Only ACTIVE cards can have their PIN changed."
+            )
+        card["pin_last_changed"] = TODAY
+        parts = [
+            "Debit Card PIN Changed Successfully",
+            f"Card ID: {card_id}",
+            f"PIN Changed: {TODAY}",
+            "",
+            "The new PIN is effective immediately.",
+            "Customer can use the new PIN for ATM withdrawals and point-of-sale transactions.",
+            "",
+            "Security reminder: Never share your PIN with anyone.",
+        ]
+        return "\n".join(parts)
+
+    def order_debit_card_5739(
+        self,
+        account_id: str,
+        user_id: str,
+        delivery_option: str,
+        delivery_fee: float,
+        card_design: str,
+        design_fee: float,
+        shipping_address: str,
+        excess_replacement_fee: float | None = None,
+    ) -> str:
+        excess: Any = excess_replacement_fee or 0
+        try:
+            delivery = float(delivery_fee) if delivery_fee is not None else None
+        except (TypeError, ValueError):
+            return "Error: delivery_fee must be a number."
+        try:
+            design = float(design_fee) if design_fee is not None else None
+        except (TypeError, ValueError):
+            return "Error: design_fee must be a number."
+        try:
+            excess = float(excess)
+        except (TypeError, ValueError):
+            excess = 0
+        given = [account_id, user_id, delivery_option, delivery is not None, card_design, design is not None]
+        if not all([*given, shipping_address]) or delivery is None or design is None:
+            return (
+                "Error: Missing required parameters. Required: account_id, user_id, delivery_option, delivery_fee, "
+                "card_design, design_fee, shipping_address."
+            )
+        options = ["STANDARD", "EXPEDITED", "RUSH"]
+        if delivery_option.upper() not in options:
+            return f"Error: Invalid delivery_option. Must be one of: {options}"
+        delivery_option = delivery_option.upper()
+        designs = ["CLASSIC", "PREMIUM", "CUSTOM"]
+        if card_design.upper() not in designs:
+            return f"Error: Invalid card_design. Must be one of: {designs}"
+        card_design = card_design.upper()
+        accounts = self.db["accounts"]["data"]
+        if account_id not in accounts:
+            return f"Error: Account '{account_id}' not found."
+        account = accounts[account_id]
+        if account.get("class") != "checking":
+            return (
+                f"Error: Debit cards can only be ordered for checking accounts. Account '{account_id}' is a "
+                f"{account.get('class')} account."
+            )
+        if account.get("status") != "OPEN":
+            return f"Error: Account must be OPEN. Account '{account_id}' has status: {account.get('status')}"
+        if account.get("user_id") != user_id:
+            return f"Error: Account '{account_id}' does not belong to user '{user_id}'."
+        try:  # (as officially: a balance written with "$" reads as 0)
+            holdings = float(str(account.get("current_holdings", "0")).replace(",", ""))
+        except ValueError:
+            holdings = 0.0
+        if holdings < 25.0:
+            return f"Error: Account must have a minimum balance of $25. Current balance: ${holdings:.2f}"
+        for order in self.db["debit_card_orders"]["data"].values():
+            if order.get("account_id") == account_id and order.get("status") == "PENDING":
+                return f"Error: There is already a pending debit card order for account '{account_id}'."
+        cards = self.db["debit_cards"]["data"]
+        if any(c.get("account_id") == account_id and c.get("status") == "ACTIVE" for c in cards.values()):
+            return (
+                f"Error: Account '{account_id}' already has an active debit card. "
+                "Maximum 1 active card per checking account."
+            )
+        total = delivery + design + excess
+        if total > 0 and holdings < total:
+            return f"Error: Insufficient funds for fees. Total fees: ${total:.2f}. Current balance: ${holdings:.2f}"
+        expected = {"STANDARD": "7-10 business days", "EXPEDITED": "3-5 business days", "RUSH": "1-2 business days"}[
+            delivery_option
+        ]
+        order_id = f"dcord_{deterministic_id(f'debit_card_order:{account_id}:{user_id}:{delivery_option}', 12)}"
+        record = {
+            "order_id": order_id,
+            "account_id": account_id,
+            "user_id": user_id,
+            "delivery_option": delivery_option,
+            "card_design": card_design,
+            "shipping_address": shipping_address,
+            "delivery_fee": delivery,
+            "design_fee": design,
+            "excess_replacement_fee": excess,
+            "total_fee": total,
+            "order_date": TODAY,
+            "expected_delivery": expected,
+            "status": "PENDING",
+        }
+        if not add(self.db, "debit_card_orders", order_id, record):
+            return "Error: Failed to create debit card order. Order may already exist."
+        if total > 0:
+            account["current_holdings"] = f"{holdings - total:.2f}"
+            charged = []
+            if delivery > 0:
+                charged.append(f"Delivery ${delivery}")
+            if design > 0:
+                charged.append(f"Design ${design}")
+            if excess > 0:
+                charged.append(f"Excess Replacement ${excess:.0f}")
+            fee_id = f"btxn_dcfee_{order_id[-8:]}"
+            fee = {
+                "transaction_id": fee_id,
+                "account_id": account_id,
+                "date": TODAY,
+                "description": f"DEBIT CARD ORDER FEE - {', '.join(charged)}",
+                "amount": -total,
+                "type": "debit_card_fee",
+                "status": "posted",
+            }
+            add(self.db, "bank_account_transaction_history", fee_id, fee)
+        card_id = f"dbc_{deterministic_id(f'debit_card:{account_id}:{user_id}:{TODAY}', 12)}"
+        last_4 = "".join(c for c in deterministic_id(f"card_details:{card_id}:last4", 8) if c.isdigit())[:4].zfill(4)
+        cvv = "".join(c for c in deterministic_id(f"card_details:{card_id}:cvv", 6) if c.isdigit())[:3].zfill(3)
+        users = self.db["users"]["data"]
+        holder = users[user_id].get("name", "CARDHOLDER").upper() if user_id in users else "CARDHOLDER"
+        month, _, year = TODAY.split("/")
+        day = "31" if month in ("01", "03", "05", "07", "08", "10", "12") else "28" if month == "02" else "30"
+        existing = [c for c in cards.values() if c.get("account_id") == account_id]
+        closed = next((c for c in existing if c.get("status") == "CLOSED"), None)
+        if closed:
+            why = closed.get("closure_reason", "first_card")
+            if why in ("lost", "stolen", "fraud", "fraud_suspected"):
+                reason = why if why != "fraud_suspected" else "fraud"
+            else:
+                reason = "first_card"
+        else:
+            reason = "first_card" if existing else "new_account"
+        card = {
+            "card_id": card_id,
+            "account_id": account_id,
+            "user_id": user_id,
+            "cardholder_name": holder,
+            "last_4_digits": last_4,
+            "cvv": cvv,
+            "status": "PENDING",
+            "issue_date": TODAY,
+            "expiration_date": f"{month}/{day}/{int(year) + 4}",
+            "card_design": card_design,
+            "issue_reason": reason,
+        }
+        add(self.db, "debit_cards", card_id, card)
+        parts = [
+            "Debit Card Order Confirmed",
+            f"Order ID: {order_id}",
+            f"Card ID: {card_id}",
+            f"Linked Account: {account_id}",
+            f"Delivery Option: {delivery_option}",
+            f"Card Design: {card_design}",
+            f"Shipping Address: {shipping_address}",
+            f"Expected Delivery: {expected}",
+            "",
+            "Note: Card will arrive with status PENDING. Customer must call to activate after receiving the card.",
+        ]
+        if total > 0:
+            details = []
+            if delivery > 0:
+                details.append(f"Delivery: ${delivery}")
+            if design > 0:
+                details.append(f"Design: ${design}")
+            if excess > 0:
+                details.append(f"Excess Replacement: ${excess:.0f}")
+            parts.append(f"Total Fees: ${total:.2f} ({', '.join(details)}) - CHARGED to account {account_id}")
+            parts.append(f"New Account Balance: ${holdings - total:.2f}")
+        else:
+            parts.append("Total Fees: $0 (No additional charges)")
+        return "\n".join(parts)
 
     def open_bank_account_4821(self, user_id: str, account_type: str, account_class: str) -> str:
         if not user_id or not account_type or not account_class:

@@ -8,7 +8,7 @@ merges it (nested objects merged key by key, anything else replaced).
 Here so far: the queries the tools answer with (the official ``query_database_tool`` text); the
 agent's base tools, with the handing out, unlocking and calling of discovered tools (their
 descriptions and signatures as the official code derives them, in ``data/tools.json``), the user's
-tools, the 4 tools the user is given, and 33 of the 44 the agent discovers, with the official texts.
+tools, the 4 tools the user is given, and 35 of the 44 the agent discovers, with the official texts.
 ``tests/tau2/test_banking.py`` replays the reference actions of the tasks that use only these
 against what the official code answered (``tests/data/tau2/banking/gold.json.gz``). The other
 discovered tools (calling one raises ``NotImplementedError``) and the domain's grading are still to
@@ -1503,6 +1503,146 @@ class KnowledgeTools:
         else:
             parts.append("Total Fees: $0 (No additional charges)")
         return "\n".join(parts)
+
+    def file_debit_card_transaction_dispute_6281(
+        self,
+        transaction_id: str,
+        account_id: str,
+        card_id: str,
+        user_id: str,
+        dispute_category: str,
+        transaction_date: str,
+        discovery_date: str,
+        disputed_amount: float,
+        transaction_type: str,
+        card_in_possession: bool,
+        pin_compromised: str,
+        contacted_merchant: bool,
+        police_report_filed: bool,
+        written_statement_provided: bool,
+        provisional_credit_eligible: bool,
+        customer_max_liability_amount: float,
+        card_action: str,
+    ) -> str:
+        required = [transaction_id, account_id, card_id, user_id, dispute_category, transaction_date, discovery_date]
+        if not all([*required, disputed_amount, transaction_type, pin_compromised, card_action]):
+            return "Error: Missing required parameters."
+        if customer_max_liability_amount is None:
+            return "Error: customer_max_liability_amount is required."
+        flags = (card_in_possession, contacted_merchant, police_report_filed, written_statement_provided)
+        if any(flag is None for flag in flags):
+            return (
+                "Error: card_in_possession, contacted_merchant, police_report_filed, and written_statement_provided "
+                "are required boolean fields."
+            )
+        categories = [
+            "unauthorized_transaction",
+            "atm_cash_discrepancy",
+            "atm_deposit_not_credited",
+            "duplicate_charge",
+            "incorrect_amount",
+            "goods_services_not_received",
+            "recurring_charge_after_cancellation",
+            "card_present_fraud",
+            "card_not_present_fraud",
+        ]
+        if dispute_category not in categories:
+            return f"Error: Invalid dispute_category. Must be one of: {categories}"
+        kinds = [
+            "pin_purchase",
+            "signature_purchase",
+            "online_purchase",
+            "atm_withdrawal",
+            "atm_deposit",
+            "recurring_payment",
+            "person_to_person",
+        ]
+        if transaction_type not in kinds:
+            return f"Error: Invalid transaction_type. Must be one of: {kinds}"
+        pins = ["yes_shared", "yes_observed", "no", "unknown"]
+        if pin_compromised not in pins:
+            return f"Error: Invalid pin_compromised. Must be one of: {pins}"
+        actions = ["keep_active", "freeze_pending_investigation", "close_and_reissue"]
+        if card_action not in actions:
+            return f"Error: Invalid card_action. Must be one of: {actions}"
+        if disputed_amount <= 0:
+            return "Error: disputed_amount must be a positive number."
+        dispute_id = f"dsp_{deterministic_id(f'dispute:{user_id}:{transaction_id}', 12)}"
+        fraud = dispute_category in ("unauthorized_transaction", "card_present_fraud", "card_not_present_fraud")
+        shared = pin_compromised == "yes_shared"
+        record = {
+            "dispute_id": dispute_id,
+            "transaction_id": transaction_id,
+            "account_id": account_id,
+            "card_id": card_id,
+            "user_id": user_id,
+            "dispute_category": dispute_category,
+            "transaction_date": transaction_date,
+            "discovery_date": discovery_date,
+            "disputed_amount": disputed_amount,
+            "transaction_type": transaction_type,
+            "card_in_possession": card_in_possession,
+            "pin_compromised": pin_compromised,
+            "contacted_merchant": contacted_merchant,
+            "police_report_filed": police_report_filed,
+            "written_statement_provided": written_statement_provided,
+            "provisional_credit_eligible": provisional_credit_eligible,
+            "provisional_credit_issued": provisional_credit_eligible,
+            "provisional_credit_amount": disputed_amount if provisional_credit_eligible else None,
+            "customer_max_liability_amount": customer_max_liability_amount,
+            "card_action": card_action,
+            "is_fraud_category": fraud,
+            "pin_shared_voluntarily": shared,
+            "submitted_at": TODAY,
+            "status": "OPEN",
+        }
+        if not add(self.db, "debit_card_disputes", dispute_id, record):
+            return "Error: Dispute may have already been filed for this transaction."
+        parts = [
+            f"Dispute ID: {dispute_id}",
+            f"Transaction: {transaction_id}",
+            f"Account: {account_id}",
+            f"Category: {dispute_category.replace('_', ' ').title()}",
+            f"Disputed Amount: ${disputed_amount:.2f}",
+            f"Card Action: {card_action.replace('_', ' ').title()}",
+        ]
+        if provisional_credit_eligible:
+            parts.append(
+                f"Provisional Credit: ISSUED - ${disputed_amount:.2f} credited within 10 business days "
+                "per Regulation E."
+            )
+        else:
+            parts.append("Provisional Credit: Not eligible - see Debit Card Provisional Credit Guidelines for details.")
+        if shared:
+            parts.append(
+                "WARNING: Customer indicated PIN was shared voluntarily. This may affect liability determination."
+            )
+        if fraud and not police_report_filed and disputed_amount > 500:
+            parts.append("RECOMMENDATION: For fraud disputes over $500, filing a police report is recommended.")
+        return "\n".join(parts)
+
+    def set_debit_card_recurring_block_7382(self, card_id: str, block_recurring: bool) -> str:
+        if not card_id:
+            return "Error: Missing required parameter: card_id"
+        card = self.db["debit_cards"]["data"].get(card_id)
+        if not card:
+            return f"Error: Debit card '{card_id}' not found."
+        status = card.get("status", "").upper()
+        if status != "ACTIVE":
+            return (
+                f"Error: Cannot update recurring block settings for a card with status '{status}'. Card must be ACTIVE."
+            )
+        card["recurring_blocked"] = block_recurring
+        if block_recurring:
+            return (
+                f"Recurring payments BLOCKED for debit card {card_id}.\n"
+                "All recurring/subscription charges will be declined.\nOne-time purchases are not affected.\n"
+                "This change takes effect within 24 hours."
+            )
+        return (
+            f"Recurring payments UNBLOCKED for debit card {card_id}.\n"
+            "Recurring/subscription charges will now be allowed.\nThis change takes effect within 24 hours."
+        )
 
     def open_bank_account_4821(self, user_id: str, account_type: str, account_class: str) -> str:
         if not user_id or not account_type or not account_class:

@@ -8,7 +8,7 @@ merges it (nested objects merged key by key, anything else replaced).
 Here so far: the queries the tools answer with (the official ``query_database_tool`` text); the
 agent's base tools, with the handing out, unlocking and calling of discovered tools (their
 descriptions and signatures as the official code derives them, in ``data/tools.json``), the user's
-tools, the 4 tools the user is given, and 35 of the 44 the agent discovers, with the official texts.
+tools, the 4 tools the user is given, and 37 of the 44 the agent discovers, with the official texts.
 ``tests/tau2/test_banking.py`` replays the reference actions of the tasks that use only these
 against what the official code answered (``tests/data/tau2/banking/gold.json.gz``). The other
 discovered tools (calling one raises ``NotImplementedError``) and the domain's grading are still to
@@ -1642,6 +1642,93 @@ class KnowledgeTools:
         return (
             f"Recurring payments UNBLOCKED for debit card {card_id}.\n"
             "Recurring/subscription charges will now be allowed.\nThis change takes effect within 24 hours."
+        )
+
+    def apply_statement_credit_8472(self, user_id: str, credit_card_account_id: str, amount: float, reason: str) -> str:
+        if not user_id or not credit_card_account_id or amount is None or not reason:
+            return "Error: Missing required parameters (user_id, credit_card_account_id, amount, reason)."
+        if amount <= 0:
+            return "Error: Credit amount must be positive."
+        reasons = [
+            "goodwill_adjustment",
+            "promotional_credit",
+            "annual_fee_reversal",
+            "late_fee_reversal",
+            "interest_charge_reversal",
+            "dispute_resolution",
+            "price_match",
+            "retention_offer",
+            "error_correction",
+            "other",
+        ]
+        if reason not in reasons:
+            return f"Error: Invalid reason. Must be one of: {reasons}"
+        if "No records found" in query(
+            self.db, "credit_card_accounts", f'{{"account_id": "{credit_card_account_id}"}}'
+        ):
+            return f"Error: Credit card account '{credit_card_account_id}' not found."
+        seed = f"transaction:{user_id}:STATEMENT_CREDIT:{reason}:{amount:.2f}:Statement Credit"
+        transaction_id = f"txn_{deterministic_id(seed, 12)}"
+        record = {
+            "transaction_id": transaction_id,
+            "user_id": user_id,
+            "credit_card_account_id": credit_card_account_id,
+            "credit_card_type": "N/A",
+            "merchant_name": "Rho-Bank Statement Credit",
+            "transaction_amount": f"-${amount:.2f}",
+            "transaction_date": TODAY,
+            "category": "Statement Credit",
+            "status": "COMPLETED",
+            "rewards_earned": "0 points",
+            "credit_reason": reason,
+        }
+        if not add(self.db, "credit_card_transaction_history", transaction_id, record):
+            return f"Error: Failed to apply statement credit. Transaction ID '{transaction_id}' may already exist."
+        return (
+            f"Statement credit applied successfully.\n\nExecuted: apply_statement_credit_8472\n"
+            f"  - Transaction ID: {transaction_id}\n  - User ID: {user_id}\n  - Account: {credit_card_account_id}\n"
+            f"  - Credit Amount: ${amount:.2f}\n  - Reason: {reason.replace('_', ' ').title()}\n  - Date: {TODAY}"
+        )
+
+    def apply_credit_card_account_flag_6147(
+        self, credit_card_account_id: str, user_id: str, flag_type: str, expiration_date: str, reason: str
+    ) -> str:
+        if not credit_card_account_id or not user_id or not flag_type or not expiration_date or not reason:
+            return (
+                "Error: Missing required parameters (credit_card_account_id, user_id, flag_type, expiration_date, "
+                "reason)."
+            )
+        flags = ["annual_fee_waived", "promotional_apr", "rewards_bonus", "other"]
+        if flag_type not in flags:
+            return f"Error: Invalid flag_type. Must be one of: {flags}"
+        reasons = ["retention_offer", "loyalty_benefit", "promotional", "error_correction", "other"]
+        if reason not in reasons:
+            return f"Error: Invalid reason. Must be one of: {reasons}"
+        if "No records found" in query(
+            self.db, "credit_card_accounts", f'{{"account_id": "{credit_card_account_id}"}}'
+        ):
+            return f"Error: Credit card account '{credit_card_account_id}' not found."
+        flag_id = (
+            f"ccflag_{deterministic_id(f'account_flag:{credit_card_account_id}:{flag_type}:{expiration_date}', 12)}"
+        )
+        record = {
+            "flag_id": flag_id,
+            "credit_card_account_id": credit_card_account_id,
+            "user_id": user_id,
+            "flag_type": flag_type,
+            "effective_date": TODAY,
+            "expiration_date": expiration_date,
+            "reason": reason,
+            "applied_at": TODAY,
+            "status": "ACTIVE",
+        }
+        if not add(self.db, "credit_card_account_flags", flag_id, record):
+            return f"Error: Failed to apply account flag. Flag ID '{flag_id}' may already exist."
+        return (
+            f"Account flag applied successfully!\n  - Flag ID: {flag_id}\n  - Account: {credit_card_account_id}\n"
+            f"  - User ID: {user_id}\n  - Flag Type: {flag_type.replace('_', ' ').title()}\n"
+            f"  - Effective Date: {TODAY}\n  - Expiration Date: {expiration_date}\n"
+            f"  - Reason: {reason.replace('_', ' ').title()}"
         )
 
     def open_bank_account_4821(self, user_id: str, account_type: str, account_class: str) -> str:

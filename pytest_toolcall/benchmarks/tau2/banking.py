@@ -8,7 +8,7 @@ merges it (nested objects merged key by key, anything else replaced).
 Here so far: the queries the tools answer with (the official ``query_database_tool`` text); the
 agent's base tools, with the handing out, unlocking and calling of discovered tools (their
 descriptions and signatures as the official code derives them, in ``data/tools.json``), the user's
-tools, the 4 tools the user is given, and 37 of the 44 the agent discovers, with the official texts.
+tools, the 4 tools the user is given, and 39 of the 44 the agent discovers, with the official texts.
 ``tests/tau2/test_banking.py`` replays the reference actions of the tasks that use only these
 against what the official code answered (``tests/data/tau2/banking/gold.json.gz``). The other
 discovered tools (calling one raises ``NotImplementedError``) and the domain's grading are still to
@@ -1729,6 +1729,91 @@ class KnowledgeTools:
             f"  - User ID: {user_id}\n  - Flag Type: {flag_type.replace('_', ' ').title()}\n"
             f"  - Effective Date: {TODAY}\n  - Expiration Date: {expiration_date}\n"
             f"  - Reason: {reason.replace('_', ' ').title()}"
+        )
+
+    def pay_credit_card_from_checking_9182(
+        self, user_id: str, checking_account_id: str, credit_card_account_id: str, amount: float
+    ) -> str:
+        if not user_id or not checking_account_id or not credit_card_account_id or amount is None:
+            return "Error: Missing required parameters (user_id, checking_account_id, credit_card_account_id, amount)."
+        try:
+            amount = float(amount)
+            if amount <= 0:
+                return "Error: Payment amount must be a positive number."
+        except (ValueError, TypeError):
+            return "Error: Invalid payment amount. Must be a positive number."
+        accounts = self.db["accounts"]["data"]
+        if checking_account_id not in accounts:
+            return f"Error: Checking account '{checking_account_id}' not found."
+        checking = accounts[checking_account_id]
+        if checking.get("user_id") != user_id:
+            return f"Error: Checking account '{checking_account_id}' does not belong to user '{user_id}'."
+        if checking.get("class") != "checking":
+            return f"Error: Account '{checking_account_id}' is not a checking account."
+        have = _balance(checking.get("current_holdings", checking.get("balance", 0)))
+        if amount > have:
+            return (
+                f"Error: Insufficient funds in checking account. Available balance: ${have:.2f}, "
+                f"requested payment: ${amount:.2f}."
+            )
+        cards = self.db["credit_card_accounts"]["data"]
+        if credit_card_account_id not in cards:
+            return f"Error: Credit card account '{credit_card_account_id}' not found."
+        card = cards[credit_card_account_id]
+        if card.get("user_id") != user_id:
+            return f"Error: Credit card account '{credit_card_account_id}' does not belong to user '{user_id}'."
+        try:
+            owed = float(str(card.get("current_balance", "$0.00")).replace("$", "").replace(",", ""))
+        except (ValueError, TypeError):
+            owed = 0.0
+        if amount > owed:
+            return (
+                f"Error: Payment amount (${amount:.2f}) exceeds credit card balance (${owed:.2f}). "
+                "Please specify an amount up to the outstanding balance."
+            )
+        checking["current_holdings"] = f"{have - amount:.2f}"
+        card["current_balance"] = f"${owed - amount:.2f}"
+        return (
+            f"Payment processed successfully!\n  - Payment Amount: ${amount:.2f}\n"
+            f"  - From Checking Account: {checking_account_id}\n  - To Credit Card Account: {credit_card_account_id}\n"
+            f"  - New Checking Balance: ${have - amount:.2f}\n  - New Credit Card Balance: ${owed - amount:.2f}\n"
+            "The payment has been applied immediately."
+        )
+
+    def submit_credit_limit_increase_request_7392(
+        self, credit_card_account_id: str, user_id: str, requested_increase_amount: int
+    ) -> str:
+        if not credit_card_account_id or not user_id or requested_increase_amount is None:
+            return "Error: Missing required parameters."
+        try:
+            requested = float(requested_increase_amount)
+        except (TypeError, ValueError):
+            return "Error: Invalid requested_increase_amount. Must be a whole number."
+        if not requested.is_integer():
+            return "Error: Invalid requested_increase_amount. Must be a whole number of dollars."
+        amount = int(requested)
+        if amount <= 0:
+            return "Error: Requested increase amount must be positive."
+        cards = self.db["credit_card_accounts"]["data"]
+        if credit_card_account_id not in cards:
+            return f"Error: Credit card account '{credit_card_account_id}' not found."
+        if cards[credit_card_account_id].get("user_id") != user_id:
+            return f"Error: Credit card account '{credit_card_account_id}' does not belong to user '{user_id}'."
+        request_id = f"cli_{deterministic_id(f'cli_request:{credit_card_account_id}:{user_id}:{amount:.2f}', 12)}"
+        record = {
+            "request_id": request_id,
+            "credit_card_account_id": credit_card_account_id,
+            "user_id": user_id,
+            "requested_increase_amount": amount,
+            "submitted_at": TODAY,
+            "status": "PENDING",
+        }
+        if not add(self.db, "credit_limit_increase_requests", request_id, record):
+            return "Error: A similar request may already exist."
+        return (
+            f"Credit limit increase request submitted successfully.\n\n"
+            f"Executed: submit_credit_limit_increase_request_7392\n  - Request ID: {request_id}\n"
+            f"  - Account: {credit_card_account_id}\n  - Requested Increase: ${amount:,}\n  - Status: PENDING"
         )
 
     def open_bank_account_4821(self, user_id: str, account_type: str, account_class: str) -> str:

@@ -8,7 +8,7 @@ merges it (nested objects merged key by key, anything else replaced).
 Here so far: the queries the tools answer with (the official ``query_database_tool`` text); the
 agent's base tools, with the handing out, unlocking and calling of discovered tools (their
 descriptions and signatures as the official code derives them, in ``data/tools.json``), the user's
-tools, the 4 tools the user is given, and 39 of the 44 the agent discovers, with the official texts.
+tools, the 4 tools the user is given, and 41 of the 44 the agent discovers, with the official texts.
 ``tests/tau2/test_banking.py`` replays the reference actions of the tasks that use only these
 against what the official code answered (``tests/data/tau2/banking/gold.json.gz``). The other
 discovered tools (calling one raises ``NotImplementedError``) and the domain's grading are still to
@@ -1814,6 +1814,93 @@ class KnowledgeTools:
             f"Credit limit increase request submitted successfully.\n\n"
             f"Executed: submit_credit_limit_increase_request_7392\n  - Request ID: {request_id}\n"
             f"  - Account: {credit_card_account_id}\n  - Requested Increase: ${amount:,}\n  - Status: PENDING"
+        )
+
+    def approve_credit_limit_increase_5847(
+        self, credit_card_account_id: str, user_id: str, new_credit_limit: int
+    ) -> str:
+        if not credit_card_account_id or not user_id or new_credit_limit is None:
+            return "Error: Missing required parameters."
+        cards = self.db["credit_card_accounts"]["data"]
+        if credit_card_account_id not in cards:
+            return f"Error: Credit card account '{credit_card_account_id}' not found."
+        card = cards[credit_card_account_id]
+        if card.get("user_id") != user_id:
+            return f"Error: Credit card account '{credit_card_account_id}' does not belong to user '{user_id}'."
+        disputes = self.db["transaction_disputes"]["data"].values()
+        orders = self.db["credit_card_orders"]["data"].values()
+        ineligible = (
+            any(
+                d.get("user_id") == user_id and d.get("status") in ("SUBMITTED", "UNDER_REVIEW", "PENDING")
+                for d in disputes
+            )
+            or any(
+                o.get("credit_card_account_id") == credit_card_account_id
+                and o.get("status") in ("PENDING", "PROCESSING", "SHIPPED")
+                for o in orders
+            )
+            or card.get("account_status", "").upper() in ("PAST_DUE", "DELINQUENT", "COLLECTIONS", "CLOSED")
+        )
+        if ineligible:
+            return "Error: Credit limit increase request cannot be approved at this time."
+        try:
+            current = float(str(card.get("credit_limit", "$0.00")).replace("$", "").replace(",", ""))
+        except (ValueError, TypeError):
+            current = 0.0
+        new = float(new_credit_limit)
+        card["credit_limit"] = f"${new:.2f}"
+        request_id = (
+            f"cli_{deterministic_id(f'cli_request:{credit_card_account_id}:{user_id}:{new - current:.2f}', 12)}"
+        )
+        record = {
+            "request_id": request_id,
+            "credit_card_account_id": credit_card_account_id,
+            "user_id": user_id,
+            "previous_limit": f"${current:.2f}",
+            "new_limit": f"${new:.2f}",
+            "increase_amount": f"${new - current:.2f}",
+            "decision_date": TODAY,
+            "status": "APPROVED",
+        }
+        add(self.db, "credit_limit_increase_requests", request_id, record)
+        return (
+            f"Credit limit increase approved!\n  - Account: {credit_card_account_id}\n"
+            f"  - Previous Limit: ${current:.2f}\n  - New Limit: ${new:.2f}\n  - Increase: ${new - current:.2f}\n"
+            f"  - Effective Date: {TODAY}\nThe customer will receive a confirmation email."
+        )
+
+    def deny_credit_limit_increase_5848(self, credit_card_account_id: str, user_id: str, denial_reason: str) -> str:
+        if not credit_card_account_id or not user_id or not denial_reason:
+            return "Error: Missing required parameters."
+        reasons = [
+            "insufficient_account_age",
+            "cooldown_period_active",
+            "pending_disputes",
+            "pending_replacement_card",
+            "past_due_balance",
+            "high_utilization",
+            "insufficient_payment_history",
+            "requested_amount_exceeds_limit",
+            "other",
+        ]
+        if denial_reason not in reasons:
+            return f"Error: Invalid denial_reason. Must be one of: {', '.join(reasons)}"
+        if credit_card_account_id not in self.db["credit_card_accounts"]["data"]:
+            return f"Error: Credit card account '{credit_card_account_id}' not found."
+        request_id = f"cli_{deterministic_id(f'cli_request:{credit_card_account_id}:{user_id}:0.00', 12)}"
+        record = {
+            "request_id": request_id,
+            "credit_card_account_id": credit_card_account_id,
+            "user_id": user_id,
+            "denial_reason": denial_reason,
+            "decision_date": TODAY,
+            "status": "DENIED",
+        }
+        add(self.db, "credit_limit_increase_requests", request_id, record)
+        return (
+            f"Credit limit increase request denied.\n  - Account: {credit_card_account_id}\n"
+            f"  - Denial Reason: {denial_reason}\n  - Date: {TODAY}\n"
+            "The customer will receive a notification explaining the denial."
         )
 
     def open_bank_account_4821(self, user_id: str, account_type: str, account_class: str) -> str:

@@ -8,7 +8,7 @@ merges it (nested objects merged key by key, anything else replaced).
 Here so far: the queries the tools answer with (the official ``query_database_tool`` text); the
 agent's base tools, with the handing out, unlocking and calling of discovered tools (their
 descriptions and signatures as the official code derives them, in ``data/tools.json``), the user's
-tools, the 4 tools the user is given, and 41 of the 44 the agent discovers, with the official texts.
+tools, the 4 tools the user is given, and 43 of the 44 the agent discovers, with the official texts.
 ``tests/tau2/test_banking.py`` replays the reference actions of the tasks that use only these
 against what the official code answered (``tests/data/tau2/banking/gold.json.gz``). The other
 discovered tools (calling one raises ``NotImplementedError``) and the domain's grading are still to
@@ -276,6 +276,20 @@ def _activation_problem(
     return "", card
 
 
+#: Default daily ATM limits by checking account level, for a card without one of its own.
+DEFAULT_ATM_LIMITS = {
+    "blue account": 500,
+    "green account": 600,
+    "light blue account": 400,
+    "green fee-free account": 500,
+    "evergreen account": 750,
+    "bluest account": 1500,
+    "dark green account": 300,
+    "gold years account": 600,
+    "purple account": 1000,
+}
+
+
 def _balance(value: Any) -> float:
     """A balance that may be a number or a text such as ``$2,850.00``."""
     if isinstance(value, (int, float)):
@@ -337,6 +351,9 @@ def query(db: dict[str, dict[str, Any]], table: str, constraints: str = "{}") ->
 
 
 def add(db: dict[str, dict[str, Any]], table: str, record_id: str, record: dict[str, Any]) -> bool:
+    """A new record (False, nothing stored, when the id is taken or the database has no such table)."""
+    if table not in db:
+        return False
     data = db[table]["data"]
     if record_id in data:
         return False
@@ -1902,6 +1919,150 @@ class KnowledgeTools:
             f"  - Denial Reason: {denial_reason}\n  - Date: {TODAY}\n"
             "The customer will receive a notification explaining the denial."
         )
+
+    def submit_interest_discrepancy_report_7294(
+        self, account_id: str, user_id: str, expected_apy: float, actual_apy: float, amount_difference: float
+    ) -> str:
+        if not account_id or not user_id or expected_apy is None or actual_apy is None or amount_difference is None:
+            return "Error: Missing required parameters."
+        try:
+            expected, actual, difference = float(expected_apy), float(actual_apy), float(amount_difference)
+        except (ValueError, TypeError):
+            return "Error: expected_apy, actual_apy, and amount_difference must be numbers."
+        account = self.db["accounts"]["data"].get(account_id)
+        if account is None:
+            return f"Error: Account '{account_id}' not found."
+        user = self.db["users"]["data"].get(user_id)
+        if user is None:
+            return f"Error: User '{user_id}' not found."
+        report_id = f"IDR_{deterministic_id(f'interest_report:{account_id}:{user_id}:{expected}:{actual}:{TODAY}')}"
+        record = {
+            "report_id": report_id,
+            "account_id": account_id,
+            "user_id": user_id,
+            "account_level": account.get("level", "Unknown"),
+            "expected_apy": expected,
+            "actual_apy": actual,
+            "apy_difference": round(expected - actual, 4),
+            "amount_difference": difference,
+            "submitted_date": TODAY,
+            "status": "PENDING_REVIEW",
+        }
+        # (officially into a table the database does not have: nothing is stored)
+        add(self.db, "interest_discrepancy_reports", report_id, record)
+        return (
+            f"\nInterest Discrepancy Report Submitted Successfully!\n  - Report ID: {report_id}\n"
+            f"  - Account: {account_id} ({account.get('level', 'Unknown')})\n"
+            f"  - Customer: {user.get('name', 'Unknown')}\n  - Expected APY: {expected}%\n"
+            f"  - Actual APY: {actual}%\n  - APY Difference: {round(expected - actual, 4)}%\n"
+            f"  - Amount Difference: ${difference:.2f}\n  - Status: PENDING_REVIEW\n"
+            "\nThe backend team will investigate this discrepancy and ensure correct APY calculations are applied "
+            "going forward."
+        )
+
+    def request_temporary_debit_card_limit_increase_8374(self, card_id: str, limit_type: str, new_limit: int) -> str:
+        if not card_id:
+            return "Error: Missing required parameter: card_id."
+        if not limit_type:
+            return "Error: Missing required parameter: limit_type."
+        if limit_type not in ("atm", "purchase"):
+            return f"Error: Invalid limit_type '{limit_type}'. Must be 'atm' or 'purchase'."
+        if new_limit is None:
+            return "Error: Missing required parameter: new_limit."
+        try:
+            asked = float(new_limit)
+        except (ValueError, TypeError):
+            return f"Error: new_limit must be an integer, got '{new_limit}'."
+        if not asked.is_integer():
+            return f"Error: new_limit must be an integer, got '{asked}'."
+        limit = int(asked)
+        if limit <= 0:
+            return "Error: new_limit must be a positive amount."
+        cards = self.db["debit_cards"]["data"]
+        if card_id not in cards:
+            return f"Error: Debit card '{card_id}' not found."
+        card = cards[card_id]
+        if card.get("status") != "ACTIVE":
+            return (
+                f"Error: Debit card '{card_id}' is not active. Current status: {card.get('status')}. "
+                "Only ACTIVE cards can have limit increases."
+            )
+        account_id = card.get("account_id")
+        accounts = self.db["accounts"]["data"]
+        if not account_id or account_id not in accounts:
+            return f"Error: Could not find linked account for debit card '{card_id}'."
+        account = accounts[account_id]
+        if account.get("status") != "OPEN":
+            return (
+                f"Error: The linked account '{account_id}' is not in good standing. "
+                f"Account status: {account.get('status')}."
+            )
+        opened = account.get("date_opened")
+        if opened:
+            try:  # counted from the day's midnight, as officially
+                age = (datetime.strptime(TODAY, "%m/%d/%Y") - datetime.strptime(opened, "%m/%d/%Y")).days
+            except ValueError:
+                age = None
+            if age is not None and age < 60:
+                return (
+                    "Error: Account must be at least 60 days old for a temporary limit increase. "
+                    f"Account age: {age} days."
+                )
+        if limit_type == "atm":
+            current = card.get("daily_atm_limit")
+            field, name = "daily_atm_limit", "Daily ATM Withdrawal Limit"
+            if current is None:
+                level = account.get("level", "").lower()
+                if "light green" in level:
+                    return (
+                        "Error: Light Green Account (teen checking) cards have policy-based limits that cannot be "
+                        "modified. The daily ATM withdrawal limit of $150 is fixed by account policy for safety "
+                        "reasons. The customer may request the parent/guardian to withdraw cash from their own "
+                        "account if needed."
+                    )
+                current = DEFAULT_ATM_LIMITS.get(level)
+                if current is None:
+                    return (
+                        f"Error: Could not determine the default ATM limit for account type '{account.get('level')}'. "
+                        "Please verify the account type."
+                    )
+        else:
+            current = card.get("daily_purchase_limit")
+            field, name = "daily_purchase_limit", "Daily Purchase Limit"
+        if current is None:
+            return (
+                f"Error: The card does not have a {name.lower()} configured. This may be a restricted account type "
+                "where limits are set by account policy and cannot be modified."
+            )
+        most = int(current * 1.5)
+        if limit > most:
+            return (
+                f"Error: Requested limit ${limit} exceeds the maximum allowed temporary increase. "
+                f"Maximum temporary limit is ${most} (150% of current ${current} limit)."
+            )
+        if limit <= current:
+            return f"Error: Requested limit ${limit} is not higher than the current limit of ${current}."
+        card[field] = limit
+        card[f"temporary_{limit_type}_limit_increase"] = True
+        card[f"original_{limit_type}_limit"] = current
+        card[f"temporary_{limit_type}_limit_expires"] = TODAY
+        parts = [
+            f"Temporary {name} Increase Granted Successfully",
+            f"Card ID: {card_id}",
+            f"Previous Limit: ${current}",
+            f"New Temporary Limit: ${limit}",
+            f"Increase Amount: ${limit - current}",
+            "",
+            "Important Information:",
+            "- This temporary increase expires in 24 hours",
+            f"- After expiration, the limit will revert to ${current}",
+            "- Only one temporary increase is allowed per 24-hour period",
+            "",
+            "Note: If the customer is at a third-party (non-Rho-Bank) ATM, that ATM may have its own",
+            "per-transaction or daily limits that Rho-Bank cannot override. The customer may need to",
+            "use a Rho-Bank ATM or make multiple smaller withdrawals at third-party ATMs.",
+        ]
+        return "\n".join(parts)
 
     def open_bank_account_4821(self, user_id: str, account_type: str, account_class: str) -> str:
         if not user_id or not account_type or not account_class:

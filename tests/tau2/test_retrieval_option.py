@@ -1,6 +1,6 @@
 """``--toolcall-tau2-retrieval`` (ini ``toolcall_tau2_retrieval``): a configuration that cannot run
-offline is a usage error naming why, before anything runs; banking_knowledge itself is refused
-with one line until its tools are here."""
+offline is a usage error naming why, before anything runs; the one chosen is part of the run's
+identity and printed beside banking_knowledge's score."""
 
 from __future__ import annotations
 
@@ -37,10 +37,24 @@ def test_the_ini_twin(pytester: pytest.Pytester) -> None:
     assert "terminal_use_write needs a sandboxed shell" in result.stderr.str()
 
 
-def test_banking_knowledge_is_refused_with_one_line(pytester: pytest.Pytester) -> None:
-    result = run(pytester, "--toolcall-tau2-domains=banking_knowledge", "--toolcall-tau2-retrieval=full_kb")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert "banking_knowledge is not offered yet" in result.stderr.str()
+def test_the_configuration_is_recorded_and_printed_beside_the_domain(pytester: pytest.Pytester) -> None:
+    """A banking_knowledge run records its configuration in the run's datasets (its identity), in
+    each sample, and prints it beside the domain's score."""
+    import json
+
+    result = run(
+        pytester,
+        "--toolcall-tau2-domains=banking_knowledge",
+        "--toolcall-tau2-retrieval=no_knowledge",
+        "--toolcall-user-model=oracle",
+        "--toolcall-limit=2",
+        "--toolcall-report=r.json",
+    )
+    result.assert_outcomes(passed=2)
+    assert "banking_knowledge (no_knowledge)" in result.stdout.str()
+    report = json.loads((pytester.path / "r.json").read_text())
+    assert report["run"]["datasets"]["tau2"]["retrieval"] == "no_knowledge"
+    assert {s["retrieval"] for s in report["samples"]} == {"no_knowledge"}
 
 
 def test_an_offline_configuration_leaves_other_domains_as_they_were(pytester: pytest.Pytester) -> None:

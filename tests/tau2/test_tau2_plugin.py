@@ -470,3 +470,21 @@ def test_nl_assertions_go_to_the_judge(
     else:
         assert len(prompts) == 1 and prompts[0][0]["content"].lstrip().startswith("TASK")
         assert "expectedOutcomes:\n        ['Agent should tell the user" in prompts[0][1]["content"]
+
+
+def test_oracle_passes_every_banking_knowledge_task(pytester: pytest.Pytester) -> None:
+    """τ³-bench's knowledge domain with bm25 (the default): the oracle agent and user play every
+    task's reference; every reward is 1 but task_102's, which asks an NL judge (none here)."""
+    result = pytester.runpytest(
+        "--toolcall-model=oracle",
+        "--toolcall-bench=tau2",
+        "--toolcall-user-model=oracle",
+        "--toolcall-tau2-domains=banking_knowledge",
+        "--toolcall-report=report.json",
+    )
+    result.assert_outcomes(passed=96, skipped=1)
+    samples = report(pytester)["samples"]
+    assert {s["task_id"] for s in samples if s["outcome"] == "skipped"} == {"task_102"}
+    assert all(s["reward"] == 1.0 for s in samples if s["outcome"] == "passed")
+    assert {k for s in samples for k in s["reward_breakdown"]} == {"DB", "ACTION", "NL_ASSERTION"}
+    assert report(pytester)["run"]["datasets"]["tau2"]["retrieval"] == "bm25"

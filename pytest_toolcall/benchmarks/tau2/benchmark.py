@@ -29,20 +29,16 @@ from pytest_toolcall.api import (
     parse_choices,
     usage_error,
 )
-from pytest_toolcall.benchmarks.tau2.environment import DATA, DOMAINS
+from pytest_toolcall.benchmarks.tau2.environment import ALL_DOMAINS, DATA
 from pytest_toolcall.benchmarks.tau2.metrics import METRICS
 
 COMMIT = "a2c0247"
 SPLITS = ("leaderboard", "base", "train", "test", "full", "small")
 #: The split each domain's leaderboard number is over.
-LEADERBOARD = {"airline": "base", "retail": "base", "telecom": "base"}
+LEADERBOARD = {"airline": "base", "retail": "base", "telecom": "base", "banking_knowledge": "base"}
 #: Requests of a simulation, for balancing shards before any latency is recorded.
 SIMULATION_COST = 30.0
 KNOWLEDGE_DOMAIN = "banking_knowledge"
-NOT_YET = (
-    "banking_knowledge is not offered yet: its data, knowledge base and retrieval are here, its tools and "
-    "grading are not"
-)
 NO_USER = (
     "a τ²-bench simulation needs a user simulator: pass --toolcall-user-model=NAME "
     "(and --toolcall-user-base-url=URL if it is served elsewhere), or re-grade results files with "
@@ -69,13 +65,14 @@ class Tau2(Benchmark):
         "airline": "τ²-bench airline domain",
         "retail": "τ²-bench retail domain",
         "telecom": "τ²-bench telecom domain",
+        "banking_knowledge": "τ³-bench banking_knowledge domain",
     }
     #: The official results and submission files (``pytest-toolcall export --format tau2``).
     hooks: ClassVar[str | None] = "pytest_toolcall.benchmarks.tau2.export"
     options = (
         Option(
             "tau2-domains",
-            "τ²-bench domains, comma-separated: airline, retail, telecom",
+            "τ²-bench domains, comma-separated: airline, retail, telecom (the default), banking_knowledge",
             default="airline,retail,telecom",
             metavar="LIST",
         ),
@@ -104,12 +101,17 @@ class Tau2(Benchmark):
     def __init__(self, settings: Any) -> None:
         super().__init__(settings)
         option = settings.option
-        self.domains = parse_choices(
-            "tau2-domains", option("tau2-domains") or "airline,retail,telecom", (*DOMAINS, KNOWLEDGE_DOMAIN)
-        )
+        self.domains = parse_choices("tau2-domains", option("tau2-domains") or "airline,retail,telecom", ALL_DOMAINS)
         self.retrieval = _retrieval(option("tau2-retrieval") or "bm25")
-        if KNOWLEDGE_DOMAIN in self.domains:
-            raise usage_error("tau2-domains", NOT_YET)
+        if KNOWLEDGE_DOMAIN in self.domains and self.retrieval == "bm25":
+            try:
+                import rank_bm25  # noqa: F401
+            except ImportError:
+                raise usage_error(
+                    "tau2-retrieval",
+                    "bm25 ranks with the rank-bm25 package, as the official code: pip install 'pytest-toolcall[tau3]' "
+                    "(or choose another configuration)",
+                ) from None
         self.split = parse_choices("tau2-split", option("tau2-split") or "leaderboard", SPLITS)[0]
         files = [f.strip() for f in (option("tau2-results") or "").split(",") if f.strip()]
         self.results_files = [Path(f).expanduser() for f in files]
@@ -130,12 +132,15 @@ class Tau2(Benchmark):
     def header(self) -> str:
         if self.results_files:
             return f"tau2={COMMIT} re-grading {len(self.results_files)} results file(s)"
-        return f"tau2={COMMIT} domains={','.join(self.domains)} split={self.split}"
+        retrieval = f" retrieval={self.retrieval}" if KNOWLEDGE_DOMAIN in self.domains else ""
+        return f"tau2={COMMIT} domains={','.join(self.domains)} split={self.split}{retrieval}"
 
     def datasets(self) -> dict[str, Any]:
         return {
             "commit": COMMIT,
             "domains": list(self.domains),
+            # banking_knowledge's retrieval configuration: part of the run's identity when it ran
+            **({"retrieval": self.retrieval} if KNOWLEDGE_DOMAIN in self.domains else {}),
             "split": self.split,
             "results_files": [str(p) for p in self.results_files],
         }
@@ -152,10 +157,9 @@ class Tau2(Benchmark):
             except DataError as exc:
                 loaded.problems.append((f"tau2[{domain}]", str(exc)))
                 continue
+            source = DATA / domain / ("tasks" if domain == KNOWLEDGE_DOMAIN else "tasks.json")
             for task in tasks:
-                loaded.units.append(
-                    self._unit(domain, str(task["id"]), {"task": task}, source=f"{DATA / domain / 'tasks.json'}")
-                )
+                loaded.units.append(self._unit(domain, str(task["id"]), {"task": task}, source=str(source)))
         return loaded
 
     def _load_results(self) -> Loaded:
@@ -224,7 +228,8 @@ class Tau2(Benchmark):
         if user is None:
             return Skip(NO_USER)
         trial = (unit.attempt or 1) - 1  # under --toolcall-repeat, the official trial (its seed)
-        return Dialogue(functools.partial(_simulate, domain, task, trial, models.model, user, judge), SIMULATION_COST)
+        simulate = functools.partial(_simulate, domain, task, trial, models.model, user, judge, self.retrieval)
+        return Dialogue(simulate, SIMULATION_COST)
 
     def _judge(self, models: Models) -> Any:
         judge = models.judge
@@ -258,6 +263,8 @@ class Tau2(Benchmark):
             if reward.reward != 0.0
             else (failed[0].lower() if failed else "premature_termination"),
         }
+        if outcome.domain == KNOWLEDGE_DOMAIN and "simulation_id" not in unit.fields:
+            fields["retrieval"] = self.retrieval  # printed beside the domain's score
         if "simulation_id" in unit.fields:
             fields["simulation_id"] = unit.fields["simulation_id"]
         if reward.note:
@@ -288,6 +295,14 @@ class Tau2(Benchmark):
 @functools.cache
 def _tasks(domain: str) -> tuple[list[dict[str, Any]], dict[str, list[str]]]:
     folder = DATA / domain
+    if domain == KNOWLEDGE_DOMAIN:
+        # As the official loader: one file per task (they hold the 1.0.1 fixes; tasks.json does not),
+        # and no splits: every task is the leaderboard's.
+        try:
+            tasks = [json.loads(p.read_text(encoding="utf-8")) for p in sorted((folder / "tasks").glob("task_*.json"))]
+        except (OSError, ValueError) as exc:
+            raise DataError(f"{folder / 'tasks'}: cannot read the tasks ({exc})") from None
+        return tasks, {"base": [str(t["id"]) for t in tasks]}
     try:
         tasks = json.loads((folder / "tasks.json").read_text(encoding="utf-8"))
         splits = json.loads((folder / "split_tasks.json").read_text(encoding="utf-8"))
@@ -326,7 +341,9 @@ def _grade(domain: str, task: dict[str, Any], messages: list[dict[str, Any]], re
     return Outcome(domain, str(task["id"]), reason, messages, evaluate(domain, task, messages, reason, judge))
 
 
-def _simulate(domain: str, task: dict[str, Any], trial: int, model: Model, user: Model, judge: Any) -> Outcome:
+def _simulate(
+    domain: str, task: dict[str, Any], trial: int, model: Model, user: Model, judge: Any, retrieval: str
+) -> Outcome:
     from pytest_toolcall.benchmarks.tau2.evaluation import evaluate
     from pytest_toolcall.benchmarks.tau2.loop import run_simulation
 
@@ -335,6 +352,7 @@ def _simulate(domain: str, task: dict[str, Any], trial: int, model: Model, user:
         task,
         _speaker(model, task, trial, model.oracle, "agent"),
         _speaker(user, task, trial, user.oracle, "user"),
+        retrieval=retrieval,
     )
     reward = evaluate(domain, task, simulation.messages, simulation.termination_reason, judge, strict_replay=True)
     return Outcome(domain, str(task["id"]), simulation.termination_reason, simulation.messages, reward)

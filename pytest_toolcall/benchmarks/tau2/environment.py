@@ -33,6 +33,9 @@ from pytest_toolcall.benchmarks.tau2.models import FlightDB, LineStatus, RetailD
 
 DATA = Path(__file__).with_name("data")
 DOMAINS = ("airline", "retail", "telecom")
+#: Every domain a run may select: τ³-bench's knowledge domain too (its environment is
+#: ``banking_env.BankingEnvironment``).
+ALL_DOMAINS = (*DOMAINS, "banking_knowledge")
 #: The domains whose user simulator has tools (on the user's phone).
 DUAL_CONTROL = ("telecom",)
 

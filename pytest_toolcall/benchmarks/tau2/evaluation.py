@@ -108,9 +108,9 @@ def _environment(
         checks["db_match"] = True
         return {}
     initial_state = task.get("initial_state") or {}
-    predicted = new_environment(domain)
+    predicted = new_environment(domain, task)
     predicted.set_state(initial_state, messages, strict=strict)
-    gold = new_environment(domain)
+    gold = new_environment(domain, task)
     gold.set_state(initial_state, initial_state.get("message_history") or [], strict=strict)
     for action in actions or []:
         try:  # without the sync, as officially (so telecom's gold phone may lag behind its line)

@@ -105,8 +105,10 @@ def run_simulation(
     *,
     max_steps: int = MAX_STEPS,
     max_errors: int = MAX_ERRORS,
+    retrieval: str = "bm25",
 ) -> Simulation:
-    env = new_environment(domain)
+    """``retrieval``: banking_knowledge's retrieval configuration (its agent policy and tool)."""
+    env = new_environment(domain, task, retrieval)
     initial_state = task.get("initial_state") or {}
     if initial_state.get("message_history"):
         raise ValueError(f"task {task.get('id')}: a task that starts with a message history is not supported")
@@ -114,8 +116,8 @@ def run_simulation(
     tools = [spec.schema for spec in env.specs.values()]
     offered = task.get("user_tools")  # a task may offer the user only some of its tools
     user_tools = [s.schema for n, s in env.user_specs.items() if offered is None or n in offered] or None
-    agent_system = {"role": "system", "content": agent_system_prompt(domain)}
-    user_system = {"role": "system", "content": user_system_prompt(task)}
+    agent_system = {"role": "system", "content": agent_system_prompt(domain, task, retrieval)}
+    user_system = {"role": "system", "content": user_system_prompt(task, user_tools is not None)}
     greeting: dict[str, Any] = {"role": "assistant", "content": GREETING, "tool_calls": None}
     trajectory: list[dict[str, Any]] = [greeting]
     agent_history: list[dict[str, Any]] = [greeting]  # the agent's own view

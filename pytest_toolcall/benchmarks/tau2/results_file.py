@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_toolcall.api import DataError
-from pytest_toolcall.benchmarks.tau2.environment import DOMAINS
+from pytest_toolcall.benchmarks.tau2.environment import ALL_DOMAINS
 from pytest_toolcall.benchmarks.tau2.evaluation import TERMINATION_REASONS
 
 
@@ -37,8 +37,8 @@ def load_results(path: Path) -> list[SavedSimulation]:
         domain = data["info"]["environment_info"]["domain_name"]
     except (KeyError, TypeError):
         raise DataError(f"{path}: no info.environment_info.domain_name") from None
-    if domain not in DOMAINS:
-        raise DataError(f"{path}: domain {domain!r} is not one of {', '.join(DOMAINS)}")
+    if domain not in ALL_DOMAINS:
+        raise DataError(f"{path}: domain {domain!r} is not one of {', '.join(ALL_DOMAINS)}")
     tasks = {str(task.get("id")): task for task in data.get("tasks") or [] if isinstance(task, dict)}
     found = []
     for index, sim in enumerate(data["simulations"]):

@@ -44,6 +44,7 @@ from pytest_toolcall.core.protocol.types import (
     ModelSettings,
     RequestError,
 )
+from pytest_toolcall.core.safety import door
 from pytest_toolcall.core.safety.text import inert
 
 #: The key of the client's socket address in xdist's ``workerinput``.
@@ -215,12 +216,16 @@ class GatewayModel:
     def _read(self, output: IO[bytes]) -> None:
         try:
             for line in output:
-                message = json.loads(line)
+                message = door.loads(line, "the model client's answer", limit=door.MAX_DEPTH + 10)
                 if "response" in message:
                     with self._lock:
                         future = self._pending.pop(message["id"], None)
                     if future is not None:
-                        _settle(future, ChatResponse(**message["response"]))
+                        try:  # through the door: every field of its type, secrets masked
+                            answer: ChatResponse | Exception = door.chat_response(message["response"], "the answer")
+                        except door.Refused as exc:
+                            answer = RequestError(str(exc))
+                        _settle(future, answer)
                 else:
                     kind = FatalRequestError if message.get("fatal") else RequestError
                     # The server's own words: made inert before any message or traceback quotes them.

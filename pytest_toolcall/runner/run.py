@@ -16,6 +16,7 @@ from pytest_toolcall.config import registry
 from pytest_toolcall.config.settings import ORACLE, Settings
 from pytest_toolcall.core.protocol.benchmark import Benchmark, OtherModel, Unit
 from pytest_toolcall.core.protocol.options import usage_error
+from pytest_toolcall.core.safety import door
 from pytest_toolcall.core.safety.urls import redact_url
 from pytest_toolcall.results import gate, report
 from pytest_toolcall.results.baseline import BaselineError, load_baseline
@@ -70,6 +71,7 @@ class Run:
         problem = gate.threshold_problem(self.gate.thresholds, benchmarks)
         if problem is not None:
             raise pytest.UsageError(f"--toolcall-fail-under: {problem}")
+        register_secrets(settings, benchmarks.values())  # (in every process, before any input is read)
         for benchmark in benchmarks.values():  # (in every process: workers score with what is read)
             benchmark.read_inputs()
         if not self.is_worker and not config.option.collectonly:  # collecting sends nothing
@@ -126,6 +128,16 @@ class Run:
         self.output_failures.append(f"{what} not written to {path}: {reason}")
         if session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def register_secrets(settings: Settings, benchmarks: Iterable[Benchmark]) -> None:
+    """Hand the door the run's secrets: the key and URL credentials of every model the run reaches
+    (the one under test, a user simulator, a judge). From now on no input carries them further."""
+    door.add_secret(settings.api_key)
+    door.add_url(settings.base_url)
+    for model in (m for benchmark in benchmarks for m in benchmark.other_models()):
+        door.add_secret(os.environ.get(model.api_key_env) if model.api_key_env else None)
+        door.add_url(model.base_url)
 
 
 def check_api_keys(settings: Settings, benchmarks: Iterable[Benchmark]) -> None:

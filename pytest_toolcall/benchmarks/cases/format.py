@@ -27,7 +27,7 @@ import jsonschema
 import yaml
 from jsonschema.exceptions import best_match
 
-from pytest_toolcall.api import jsonl
+from pytest_toolcall.api import jsonl, patterns
 from pytest_toolcall.api.files import read_regular_file
 from pytest_toolcall.api.native import schema_problem
 from pytest_toolcall.api.text import clip
@@ -548,7 +548,11 @@ def _messages_problem(messages: list[dict[str, Any]]) -> str:
 
 
 def _semantic_expect_problem(expect: dict[str, Any], declared: set[str] | None = None) -> str:
-    """What the schema cannot check: declared tool names and compiling regexes."""
+    """What the schema cannot check: declared tool names, compiling regexes of a sane size."""
+    for pattern in _regexes(expect):  # every $regex, at any place (calls, any_of, trajectory, final)
+        problem = patterns.size_problem(pattern) if isinstance(pattern, str) else ""
+        if problem:
+            return f"$regex {clip(pattern, 60)}: too large: {problem}"
     for call in _expected_calls(expect):
         if declared is not None and call["name"] not in declared:
             known = ", ".join(sorted(declared)) or "none"

@@ -25,7 +25,8 @@ from pytest_toolcall.runner import collect, compat, selection, shards
 from pytest_toolcall.runner.answers import ANSWERS, Answers, check_store
 
 RUN = pytest.StashKey["Run"]()
-#: The key of a worker's store losses in xdist's ``workeroutput``: [answers not kept, why].
+#: The key of a worker's store losses in xdist's ``workeroutput``: [answers not kept, why, stored rows
+#: ignored, why].
 STORE_LOST = "toolcall_store_lost"
 #: The key of a worker's ``Answers.other_requests`` in ``workeroutput``.
 OTHER_REQUESTS = "toolcall_other_requests"
@@ -89,7 +90,7 @@ class Run:
         self.output_failures: list[str] = []  # outputs that could not be written at the end
         #: Answers the store could not keep (summed over every process of the run) and why the first
         #: could not.
-        self.store_lost: list[Any] = [0, ""]
+        self.store_lost: list[Any] = [0, "", 0, ""]
         #: The usage entries of requests that belong to no unit (``Answers.other_requests``), of every
         #: process of the run.
         self.other_requests: list[dict[str, Any]] = []
@@ -105,8 +106,10 @@ class Run:
         for name, benchmark in self.benchmarks.items():
             benchmark.check_selected(unit for unit in units() if unit.benchmark == name)
 
-    def add_store_losses(self, count: int, problem: str) -> None:
-        self.store_lost = [self.store_lost[0] + count, self.store_lost[1] or problem]
+    def add_store_losses(self, count: int, problem: str, ignored: int = 0, ignore_problem: str = "") -> None:
+        """Add a process's answers not kept and stored rows ignored (``Answers.store_losses``)."""
+        lost, why, skipped, skip_why = self.store_lost
+        self.store_lost = [lost + count, why or problem, skipped + ignored, skip_why or ignore_problem]
 
     @property
     def catalog(self) -> collect.Catalog:

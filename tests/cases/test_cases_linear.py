@@ -12,7 +12,10 @@ from pytest_toolcall.benchmarks.cases.matching import judge, parse_call
 TOOLS = [
     {
         "type": "function",
-        "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}},
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
     }
 ]
 

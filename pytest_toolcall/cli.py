@@ -208,6 +208,13 @@ def _result(args: argparse.Namespace, document: dict, compare: bool) -> RunResul
     from pytest_toolcall.results.run_result import RunResult
 
     benchmarks = _checked(args.report, document)
+    if compare and args.baseline is None:  # the report's own comparison: only once recomputed
+        from pytest_toolcall.results.recompute import ReportError, check_comparison
+
+        try:
+            check_comparison(args.report, document, benchmarks)
+        except ReportError as exc:
+            raise CliError(str(exc)) from None
     if not compare or args.baseline is None:
         return RunResult.of_report(document, benchmarks=benchmarks)
     try:

@@ -66,10 +66,10 @@ def test_a_comparison_whose_baseline_is_gone_is_refused(
     moved.mkdir()
     shutil.copy(compared, moved / "report.json")  # its baseline left behind
     monkeypatch.chdir(moved)
-    status, out, err = cli(capsys, "gate", str(moved / "report.json"), *GATE)
+    status, _out, err = cli(capsys, "gate", str(moved / "report.json"), *GATE)
     one_line_refusal(status, err, "baseline.json", "--baseline")
     # Given the baseline, the comparison is made anew and the gate decides.
-    status, out, err = cli(
+    status, _out, err = cli(
         capsys, "gate", str(moved / "report.json"), *GATE, f"--baseline={compared.parent / 'baseline.json'}"
     )
     assert status == 0, err

@@ -17,11 +17,12 @@ from pytest_toolcall.config.settings import ORACLE, Settings
 from pytest_toolcall.core.protocol.benchmark import Benchmark, OtherModel, Unit
 from pytest_toolcall.core.protocol.options import usage_error
 from pytest_toolcall.core.safety import door
+from pytest_toolcall.core.safety.files import clash
 from pytest_toolcall.core.safety.urls import redact_url
 from pytest_toolcall.results import gate, report
 from pytest_toolcall.results.baseline import BaselineError, load_baseline
 from pytest_toolcall.results.records import RecordCollector
-from pytest_toolcall.runner import collect, compat, selection, shards
+from pytest_toolcall.runner import answers, collect, compat, selection, shards
 from pytest_toolcall.runner.answers import ANSWERS, Answers, check_store
 
 RUN = pytest.StashKey["Run"]()
@@ -179,6 +180,39 @@ def check_outputs(config: pytest.Config, settings: Settings) -> None:
     given = [Path(p).expanduser().absolute() for _, p in outputs if p] + ([Path(xmlpath).absolute()] if xmlpath else [])
     if len(set(given)) != len(given):
         raise pytest.UsageError("--toolcall-report, --toolcall-html and --junitxml must name different files")
+    named = [(f"--toolcall-{name}", Path(path).expanduser()) for name, path in outputs if path]
+    named += [("--junitxml", Path(xmlpath).expanduser())] if xmlpath else []
+    problem = clash(named, run_inputs(config, settings))
+    if problem is not None:
+        raise pytest.UsageError(problem)
+
+
+def run_inputs(config: pytest.Config, settings: Settings) -> list[tuple[str, Path]]:
+    """What a run reads that an output must never be written over: the baseline, every file an
+    option names (a reference report, a results file, a data file), the paths given as arguments,
+    the response store, and the users' files (case files) an output's own name would make one of."""
+    inputs: list[tuple[str, Path]] = []
+    if settings.baseline is not None:
+        inputs.append(("--toolcall-baseline", settings.baseline))
+    for name, value in settings.raw.items():
+        if name in ("report", "html") or not isinstance(value, str):
+            continue
+        for part in value.split(","):
+            candidate = Path(part.strip()).expanduser()
+            if part.strip() and candidate.is_file():
+                inputs.append((f"--toolcall-{name}", candidate))
+    for argument in config.args:
+        candidate = Path(str(argument).partition("::")[0])
+        if candidate.is_file():
+            inputs.append(("a path given to pytest", candidate))
+    suffixes = tuple(s for cls in registry.benchmark_classes().values() for s in cls.file_suffixes)
+    for path in (settings.report, settings.html, getattr(config.option, "xmlpath", None)):
+        if path and suffixes and str(path).endswith(suffixes) and Path(path).is_file():
+            inputs.append(("a case file of the run", Path(path)))
+    folder = answers.store_dir(config, settings) if settings.cache is not None else None
+    if folder is not None:
+        inputs.append(("the response store", folder / answers.STORE_FILE))
+    return inputs
 
 
 def now() -> str:

@@ -44,3 +44,25 @@ def read_regular_file(path: Path, limit: int, what: str = "file") -> bytes:
     if len(data) > limit:
         raise OSError(f"more than the {limit:,} bytes a {what} may have: refused")
     return data
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file (the same path resolved, or one file under two names: a
+    link), so that an output is never written over an input."""
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+        return a.expanduser().resolve() == b.expanduser().resolve()
+    except (OSError, RuntimeError):  # (a symlink loop)
+        return False
+
+
+def clash(outputs: list[tuple[str, Path]], inputs: list[tuple[str, Path]]) -> str | None:
+    """The first output that would be written over an input (or over another output), as one line:
+    ``"report.json (--toolcall-report) is also an input (--toolcall-baseline)"``; None when none."""
+    for number, (name, output) in enumerate(outputs):
+        for other_name, other in [*inputs, *outputs[:number]]:
+            if same_file(output, other):
+                role = "an input" if (other_name, other) in inputs else "another output"
+                return f"{output} ({name}) is also {role} ({other_name}): write it elsewhere"
+    return None

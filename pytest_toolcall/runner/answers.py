@@ -258,6 +258,7 @@ class Answers:
         """What the model answered to the item's plan, usually already fetched by the prefetcher: the
         responses of its requests, or what its dialogue returned. A request that got no answer
         fails the item's setup (an error, not the model's failure); work not sent skips it."""
+        failed = ""
         try:
             answer = job.result()
         except BudgetExhausted as exc:
@@ -272,11 +273,13 @@ class Answers:
             self.stop(str(exc))
             _keep_usage(job, record)
             record.update(error=inert(exc), stopped=True)
-            pytest.fail(f"request failed: {inert(exc)}", pytrace=False)
+            failed = f"request failed: {inert(exc)}"
         except RequestError as exc:
             _keep_usage(job, record)
             record["error"] = inert(exc)
-            pytest.fail(f"request failed: {inert(exc)}", pytrace=False)
+            failed = f"request failed: {inert(exc)}"
+        if failed:  # (outside the handler: the error is said once, not again as its context)
+            pytest.fail(failed, pytrace=False)
         if isinstance(answer, Skip):
             if self.stopped is not None and answer.reason.startswith("not sent:"):
                 record["stopped"] = True

@@ -49,7 +49,7 @@ class McpError(Exception):
     quotes what the server said: masked and made inert here, whoever prints it."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(door.printable(message, 4000))
+        super().__init__(door.printable(message, 4000).replace("\n", "\\n"))  # one line
 
 
 def openai_names(mcp_names: list[str]) -> dict[str, str]:
@@ -65,10 +65,11 @@ def openai_names(mcp_names: list[str]) -> dict[str, str]:
 
 
 def server_label(spec: dict[str, Any]) -> str:
-    """How a server is named in messages: its URL, or its command line."""
+    """How a server is named in messages and reports: its URL without credentials, or its command
+    line, the run's secrets masked in either (a key on a command line is still a key)."""
     if "url" in spec:
-        return redact_url(str(spec["url"])) or ""
-    return " ".join(str(part) for part in spec["command"])
+        return str(door.redact(redact_url(str(spec["url"])) or ""))
+    return str(door.redact(" ".join(str(part) for part in spec["command"])))
 
 
 class McpServer:

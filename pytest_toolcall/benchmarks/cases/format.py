@@ -216,7 +216,11 @@ _CaseLoader.add_implicit_resolver(
 
 
 def _read_yaml(name: str, text: str) -> tuple[Any, _Lines]:
-    loader = _CaseLoader(text)
+    try:  # (the reader refuses control characters, such as an ESC, as it is made)
+        loader = _CaseLoader(text)
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        raise CaseFileError(name, line, f"invalid YAML: character {exc.character!r} is not allowed") from None
     try:
         node = loader.get_single_node()
         if node is None:
@@ -233,6 +237,8 @@ def _read_yaml(name: str, text: str) -> tuple[Any, _Lines]:
         raise CaseFileError(name, line, f"invalid YAML: {problem}") from None
     except yaml.YAMLError as exc:
         raise CaseFileError(name, 1, f"invalid YAML: {exc}") from None
+    except ValueError as exc:  # a number beyond Python's digit limit (constructed without a mark)
+        raise CaseFileError(name, 1, f"invalid YAML: {clip(str(exc), 120)}") from None
     finally:
         loader.dispose()
     return document, _node_lines(node)

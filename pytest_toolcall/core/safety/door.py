@@ -224,6 +224,8 @@ def chat_response(fields: Any, what: str) -> ChatResponse:
     unknown = sorted(str(k) for k in fields if k not in known)
     if unknown:
         raise Refused(f"{what}: unknown field {inert(unknown[0], 60)!r}")
+    if "content" not in fields:
+        raise Refused(f"{what}: no content field")
     check_depth(fields, what)
     for key in _OPTIONAL_TEXT:
         if fields.get(key) is not None and not isinstance(fields[key], str):

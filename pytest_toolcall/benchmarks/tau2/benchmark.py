@@ -241,6 +241,7 @@ class Tau2(Benchmark):
     # --- scoring ---------------------------------------------------------------------------------
 
     def score(self, unit: Unit, answer: Any) -> Verdict:
+        from pytest_toolcall.benchmarks.tau2.evaluation import failures
         from pytest_toolcall.benchmarks.tau2.transcript import format_transcript
 
         outcome: Outcome = answer
@@ -268,8 +269,15 @@ class Tau2(Benchmark):
         if reward.reward == 1.0:
             return Verdict(True, fields=fields)
         why = reward.note or f"components at 0: {', '.join(failed)}"
+        differed = failures(reward)
+        if differed:
+            fields["failed_checks"] = differed
+            # The first difference on the item's line; every one of them in the message and the record.
+            why += f" ({differed[0]}{f'; and {len(differed) - 1} more' if len(differed) > 1 else ''})"
         brief = f"reward {reward.reward:g}: {why}"
-        return Verdict(False, f"{brief}\n\ntranscript:\n{format_transcript(outcome.messages)}", fields, brief=brief)
+        what = "".join(f"\n  {line}" for line in differed)
+        message = f"{brief}\n\nwhat differed:{what}\n\n" if differed else f"{brief}\n\n"
+        return Verdict(False, f"{message}transcript:\n{format_transcript(outcome.messages)}", fields, brief=brief)
 
     # --- results ---------------------------------------------------------------------------------
 

@@ -14,6 +14,8 @@ import pytest
 from tests.reliability.test_offline_recompute import cli, one_line_refusal, write_edited
 from tests.support.failing_runs import WEATHER_CASES
 
+pytestmark = pytest.mark.slow  # the runs are pytest inside pytest
+
 GATE = ("--fail-on-regression=0.05",)
 
 

@@ -280,3 +280,44 @@ def test_a_child_gets_a_minimal_environment(monkeypatch: pytest.MonkeyPatch) -> 
     assert set(env) <= {"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "LC_ALL", "NOTES_TOKEN", "MODE"}
     # A secret handed to the child is masked in what it sends back; a short plain value is not.
     assert door.redact("got tok-0123456789abcdefgh and x") == "got *** and x"
+
+
+def test_every_field_of_an_answer_is_checked_by_its_type() -> None:
+    import dataclasses
+
+    from pytest_toolcall.core.protocol.types import ChatResponse
+
+    good = dataclasses.asdict(
+        ChatResponse("hi", "stop", [{"id": "c", "name": "f", "arguments": "{}"}], None, 0.5, {"prompt_tokens": 3})
+    )
+    assert door.chat_response(good, "answer") == ChatResponse(**good)
+    for key in good:
+        for wrong in ("text", -1, 1.5, None, [1], {"a": "b"}, True):
+            fields = {**good, key: wrong}
+            try:
+                door.chat_response(fields, "answer")
+            except door.Refused as exc:
+                assert str(exc).startswith(f"answer: {key}"), (key, wrong, str(exc))
+                continue
+            # What was let in is of the field's type (a timing field added later: a number or null).
+            assert ADMITTED.get(key, lambda v: v is None or _number(v))(wrong), (key, wrong)
+
+
+def _number(value: Any) -> bool:
+    return type(value) in (int, float)
+
+
+#: Independently of the door: what each field of an answer may hold.
+ADMITTED: dict[str, Callable[[Any], bool]] = {
+    "content": lambda v: v is None or type(v) is str,
+    "finish_reason": lambda v: v is None or type(v) is str,
+    "reasoning": lambda v: v is None or type(v) is str,
+    "latency_s": _number,
+    "usage": lambda v: v is None or (type(v) is dict and all(type(n) is int and n >= 0 for n in v.values())),
+    "retries": lambda v: type(v) is int and v >= 0,
+    "status": lambda v: type(v) is int and v >= 0,
+    "from_store": lambda v: type(v) is bool,
+    "stored_at": lambda v: v is None or _number(v),
+    "stream_problems": lambda v: type(v) is list and all(type(p) is str for p in v),
+    "tool_calls": lambda v: type(v) is list and all(type(c) is dict for c in v),
+}

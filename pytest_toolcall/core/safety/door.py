@@ -75,9 +75,12 @@ def add_secret(value: str | None) -> None:
 
 
 def add_url(url: str | None) -> None:
-    """Mask the user name, password and credential-like query values of ``url``."""
+    """Mask the user name, password and credential-like query values of ``url`` (``url_secrets``
+    decides which: a password is masked however short)."""
     for secret in url_secrets(url):
-        add_secret(secret)
+        if secret not in _SECRETS:
+            _SECRETS.append(secret)
+            _SECRETS.sort(key=len, reverse=True)
 
 
 def secrets() -> tuple[str, ...]:

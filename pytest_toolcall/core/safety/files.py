@@ -40,7 +40,15 @@ def read_regular_file(path: Path, limit: int, what: str = "file") -> bytes:
     # O_NONBLOCK: had it been swapped for a FIFO since the stat, the open still returns at once.
     descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     with os.fdopen(descriptor, "rb") as handle:
-        data = handle.read(limit + 1)
+        # In pieces: ``read(limit + 1)`` would set aside the whole limit (64 MiB, 1 GiB) for any file.
+        pieces, size = [], 0
+        while size <= limit:
+            piece = handle.read(min(2**20, limit + 1 - size))
+            if not piece:
+                break
+            pieces.append(piece)
+            size += len(piece)
+        data = b"".join(pieces)
     if len(data) > limit:
         raise OSError(f"more than the {limit:,} bytes a {what} may have: refused")
     return data

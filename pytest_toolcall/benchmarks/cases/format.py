@@ -27,7 +27,7 @@ import jsonschema
 import yaml
 from jsonschema.exceptions import best_match
 
-from pytest_toolcall.api import jsonl, patterns
+from pytest_toolcall.api import door, jsonl, patterns
 from pytest_toolcall.api.files import read_regular_file
 from pytest_toolcall.api.native import schema_problem
 from pytest_toolcall.api.text import clip
@@ -148,6 +148,11 @@ def read_case_file(path: str | Path, servers: ServerPool | None = None, name: st
         document, lines = _read_jsonl(name, text)
     else:
         document, lines = _read_yaml(name, text)
+    # Through the door: no deeper than a YAML file may be (a JSON line can be), the run's keys masked.
+    try:
+        document = door.redact(door.check_depth(document, "the file", MAX_YAML_DEPTH))
+    except door.Refused as exc:
+        raise CaseFileError(name, 1, str(exc)) from None
     return _build(name, document, lines, servers)
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pytest_toolcall.core.safety.door import MAX_REPORT_DEPTH, too_deep
+from pytest_toolcall.core.safety.door import MAX_REPORT_DEPTH, redact, too_deep
 from pytest_toolcall.core.safety.files import read_regular_file
 
 #: The ``schema`` of every JSON report this version writes (and the only one it reads).
@@ -74,7 +74,7 @@ def read_json(path: Path, what: str = "JSON report") -> Any:
     if bad is not None:
         where, value = bad
         raise ReportError(f"{path}: {where}: {value!r} is not a finite number of a sane size")
-    return document
+    return redact(document)  # the run's keys (none offline): a report from elsewhere may hold them
 
 
 def _first_unreadable(document: Any) -> tuple[str, _Unreadable] | None:

@@ -45,7 +45,6 @@ from pytest_toolcall.core.protocol.types import (
     RequestError,
 )
 from pytest_toolcall.core.safety import door
-from pytest_toolcall.core.safety.text import inert
 
 #: The key of the client's socket address in xdist's ``workerinput``.
 WORKER_INPUT = "toolcall_client"
@@ -229,7 +228,7 @@ class GatewayModel:
                 else:
                     kind = FatalRequestError if message.get("fatal") else RequestError
                     # The server's own words: made inert before any message or traceback quotes them.
-                    self._fail(message["id"], kind(inert(message["error"], 4000)))
+                    self._fail(message["id"], kind(door.printable(message["error"], 4000)))
         except (OSError, ValueError):
             pass  # the connection broke (a child killed mid-exchange): as for its end
         finally:

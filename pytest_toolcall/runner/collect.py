@@ -26,6 +26,7 @@ from pytest_toolcall.core.protocol.benchmark import MODULE_NODEID, Benchmark, Lo
 from pytest_toolcall.core.safety import door
 from pytest_toolcall.core.safety.text import MESSAGE_LIMIT
 from pytest_toolcall.runner import items
+from pytest_toolcall.runner.keys import CATALOG, UNIT
 
 
 @dataclass
@@ -213,13 +214,6 @@ def unit_of(item: pytest.Item) -> Unit | None:
     if isinstance(unit, Unit):
         return unit
     return item.stash.get(UNIT, None)
-
-
-CATALOG = pytest.StashKey[Catalog]()
-#: The unit of an item of a user's file.
-UNIT = pytest.StashKey[Unit]()
-#: The unit of an ordinary test counted in a benchmark (a Python test using ``toolcall_chat``).
-TEST_UNIT = pytest.StashKey[Unit]()
 
 
 def benchmark_module(session: pytest.Session) -> BenchmarkModule:

@@ -29,8 +29,8 @@ from pytest_toolcall.api import (
     parse_choices,
     usage_error,
 )
-from pytest_toolcall.benchmarks.tau2.environment import ALL_DOMAINS, DATA
 from pytest_toolcall.benchmarks.tau2.metrics import METRICS
+from pytest_toolcall.benchmarks.tau2.names import ALL_DOMAINS, DATA
 
 COMMIT = "a2c0247"
 SPLITS = ("leaderboard", "base", "train", "test", "full", "small")

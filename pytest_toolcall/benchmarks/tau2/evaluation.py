@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_toolcall.benchmarks.tau2.dual_control import new_environment
+from pytest_toolcall.benchmarks.tau2.names import COMPONENTS as COMPONENTS
+from pytest_toolcall.benchmarks.tau2.names import INFRASTRUCTURE_ERROR as INFRASTRUCTURE_ERROR
 
 STOPS = ("user_stop", "agent_stop")
 TERMINATION_REASONS = (
@@ -40,8 +42,6 @@ TERMINATION_REASONS = (
     "context_window_exceeded",
     "unexpected_error",
 )
-INFRASTRUCTURE_ERROR = "infrastructure_error"
-COMPONENTS = ("DB", "ENV_ASSERTION", "ACTION", "NL_ASSERTION", "COMMUNICATE")
 
 #: ``judge(messages, assertions) -> [(assertion, met, justification)]``.
 Judge = Callable[[Sequence[dict[str, Any]], list[str]], list[tuple[str, bool, str]]]

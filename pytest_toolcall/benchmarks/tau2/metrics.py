@@ -16,8 +16,7 @@ from typing import Any
 
 from pytest_toolcall.api import PASS_HAT_K, Metrics, Part, Rows, Table, interval
 from pytest_toolcall.api.statistics import accuracy_interval, as_list, pass_hat_k
-from pytest_toolcall.benchmarks.tau2.environment import ALL_DOMAINS
-from pytest_toolcall.benchmarks.tau2.evaluation import COMPONENTS, INFRASTRUCTURE_ERROR
+from pytest_toolcall.benchmarks.tau2.names import ALL_DOMAINS, COMPONENTS, INFRASTRUCTURE_ERROR
 
 BLOCK = "tau2"
 DOMAIN_ORDER = ALL_DOMAINS

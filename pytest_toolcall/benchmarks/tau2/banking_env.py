@@ -125,15 +125,15 @@ class BankingEnvironment(Environment):
                 return bool(entry["mutates_state"])
         return True
 
-    def make_tool_call(self, name: str, requestor: str = "assistant", **arguments: Any) -> Any:
+    def make_tool_call(self, tool_name: str, requestor: str = "assistant", **arguments: Any) -> Any:
         if requestor not in ("assistant", "user"):
             raise ValueError(f"Invalid requestor: {requestor}")
-        toolkit, entry = self._side(name, requestor)
+        toolkit, entry = self._side(tool_name, requestor)
         if entry is None:
-            raise ValueError(f"Tool '{name}' not found.")
-        method = getattr(toolkit, name, None)
+            raise ValueError(f"Tool '{tool_name}' not found.")
+        method = getattr(toolkit, tool_name, None)
         if method is None:
-            raise NotImplementedError(f"{name} is not ported yet")
+            raise NotImplementedError(f"{tool_name} is not ported yet")
         return method(**arguments)
 
     def db_hash(self) -> str:

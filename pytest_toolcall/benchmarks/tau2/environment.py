@@ -24,18 +24,14 @@ import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 from pytest_toolcall.benchmarks.tau2.models import FlightDB, LineStatus, RetailDB, TelecomDB, db_hash
+from pytest_toolcall.benchmarks.tau2.names import ALL_DOMAINS, DATA, DOMAINS
 
-DATA = Path(__file__).with_name("data")
-DOMAINS = ("airline", "retail", "telecom")
-#: Every domain a run may select: τ³-bench's knowledge domain too (its environment is
-#: ``banking_env.BankingEnvironment``).
-ALL_DOMAINS = (*DOMAINS, "banking_knowledge")
+__all__ = ["ALL_DOMAINS", "DATA", "DOMAINS", "Environment", "ToolSpec"]
 #: The domains whose user simulator has tools (on the user's phone).
 DUAL_CONTROL = ("telecom",)
 
@@ -250,20 +246,21 @@ class Environment:
         spec = self.specs.get(name) or self.user_specs.get(name)
         return spec is None or spec.mutates_state
 
-    def make_tool_call(self, name: str, requestor: str = "assistant", **arguments: Any) -> Any:
+    def make_tool_call(self, tool_name: str, requestor: str = "assistant", **arguments: Any) -> Any:
         """A call on its requestor's side, without the sync (as the official ``make_tool_call``:
-        the gold replay of the evaluator calls this and never syncs)."""
+        the gold replay of the evaluator calls this and never syncs). The parameters are named as
+        officially, so that a tool's own argument ``name`` (banking's ``log_verification``) is one."""
         if requestor == "user":
             if self.device is None:
                 raise ValueError("User tools not available")  # airline and retail give the user none
-            if name not in self.user_specs:
-                raise ValueError(f"Tool '{name}' not found.")
-            return self.device.call(name, arguments)
+            if tool_name not in self.user_specs:
+                raise ValueError(f"Tool '{tool_name}' not found.")
+            return self.device.call(tool_name, arguments)
         if requestor != "assistant":
             raise ValueError(f"Invalid requestor: {requestor}")
-        if name not in self.specs:
-            raise ValueError(f"Tool '{name}' not found.")
-        method: Callable[..., Any] = getattr(self.tools, name)
+        if tool_name not in self.specs:
+            raise ValueError(f"Tool '{tool_name}' not found.")
+        method: Callable[..., Any] = getattr(self.tools, tool_name)
         return method(**arguments)
 
     def get_response(self, call: dict[str, Any]) -> dict[str, Any]:

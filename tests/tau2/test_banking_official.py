@@ -1,0 +1,75 @@
+"""banking_knowledge's grading against the official tau2 1.0.1 evaluator
+(``tests/data/tau2/banking/``, ``learn_banking_grading.py``): scripted simulations of every task,
+played on the official environment and graded officially (the reference, a write left out, a
+wrong argument, an extra read of a discovered tool, whole numbers spelled without ``.0``, nothing
+done): 453 simulations, 274 with reward 0. Re-grading each here gives the official reward,
+breakdown and DB match; so does the plugin re-grading the file with ``--toolcall-tau2-results``."""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolcall.benchmarks.tau2.evaluation import evaluate
+from pytest_toolcall.benchmarks.tau2.results_file import load_results
+from tests.tau2.official import stand_in_judge, unpack
+
+BANKING = Path(__file__).parents[1] / "data" / "tau2" / "banking"
+
+
+@functools.cache
+def expected() -> dict[str, Any]:
+    return json.loads(gzip.decompress((BANKING / "expected_banking.json.gz").read_bytes()))
+
+
+def test_the_learned_simulations_cover_every_task_and_kind() -> None:
+    rows = expected().values()
+    assert len({row["task_id"] for row in rows}) == 97
+    kinds = {row["kind"] for row in rows}
+    assert kinds == {"gold", "no_last_write", "wrong_arg", "extra_read", "int_args", "no_actions"}
+    assert {row["reward"] for row in rows} == {0.0, 1.0}
+    assert all(row["reward"] == 1.0 for row in rows if row["kind"] in ("gold", "extra_read", "int_args"))
+
+
+def test_regrading_gives_the_official_reward_and_breakdown(tmp_path: Path) -> None:
+    wrong = []
+    for sim in load_results(unpack(BANKING / "results_banking.json.gz", tmp_path)):
+        official = expected()[sim.simulation_id]
+        reward = evaluate(sim.domain, sim.task, sim.messages, sim.termination_reason, stand_in_judge)
+        got = (reward.reward, reward.breakdown, reward.checks.get("db_match"))
+        if got != (official["reward"], official["breakdown"], official["db_match"]):
+            wrong.append((sim.simulation_id, got, official))
+    assert not wrong, wrong[:3]
+
+
+@pytest.mark.slow
+def test_the_plugin_regrades_the_official_file(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    """One kind per task (one trial each); without a judge task_102's NL assertion is not measured."""
+    raw = json.loads(unpack(BANKING / "results_banking.json.gz", tmp_path).read_text(encoding="utf-8"))
+    kinds = ("gold", "no_last_write", "wrong_arg", "extra_read", "int_args", "no_actions")
+    chosen = {}
+    for index, task in enumerate(sorted({s["task_id"] for s in raw["simulations"]})):
+        offered = {expected()[s["id"]]["kind"]: s for s in raw["simulations"] if s["task_id"] == task}
+        kind = [k for k in kinds if k in offered][index % len([k for k in kinds if k in offered])]
+        chosen[task] = offered[kind]
+    raw["simulations"] = list(chosen.values())
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    pytester.runpytest("--toolcall-model=oracle", f"--toolcall-tau2-results={path}", "--toolcall-report=report.json")
+    samples = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))["samples"]
+    assert len(samples) == 97
+    for sample in samples:
+        official = expected()[chosen[sample["task_id"]]["id"]]
+        if sample["task_id"] == "task_102":  # its NL assertion: not measured without a judge
+            breakdown = dict(sample["reward_breakdown"])
+            assert breakdown.pop("NL_ASSERTION") is None
+            assert breakdown == {"DB": official["breakdown"]["DB"]}
+            assert sample["reward"] == (None if official["reward"] == 1.0 else 0.0)
+            continue
+        assert (sample["reward"], sample["reward_breakdown"]) == (official["reward"], official["breakdown"])
+    assert {expected()[s["id"]]["reward"] for s in chosen.values()} == {0.0, 1.0}

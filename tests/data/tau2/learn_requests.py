@@ -1,31 +1,40 @@
-"""How ``requests/requests-<domain>.json.gz`` were learned: the official runner itself (tau2 1.0.1,
+"""How ``requests/requests-<domain>.json.xz`` were learned: the official runner itself (tau2 1.0.1,
 a2c0247: ``run_domain`` with a ``TextRunConfig``, two trials, the default seed 300) against a local
 HTTP server that records every request body the official code sends over the wire (through
 litellm's OpenAI provider) and answers with scripted replies. Run outside the test suite, with the
 official code installed (see ``learn_official.py``):
 
-    TAU2_DATA_DIR=... python learn_requests.py OUT_DIR airline|retail|telecom
+    TAU2_DATA_DIR=... python learn_requests.py OUT_DIR airline|retail|telecom|banking_knowledge
 
 The replies are those of official loop runs learned before (``loop/results_loop-<domain>.json.gz``,
-``telecom/results_telecom-loop.json.gz``): per task, trial 1 plays the run of one kind and trial 2
-of another (the trial is read from the request's ``seed``, so a client that sends no seed, or
-another one, gets no reply). The runs' user says ``simulation <id>`` before the agent's first
-reply; a side's k-th request in a run gets that side's k-th message of the run. Written: the results
-file as ``tau2 run`` saves it, and every request body with the simulation it belongs to, the side,
-its index and the reply it got.
+``telecom/results_telecom-loop.json.gz``) or, for banking_knowledge, of the scripted simulations
+graded officially (``banking/results_banking.json.gz``, its user's opening line made the
+``simulation <id>`` one and a ``KB_search`` call its agent's first; retrieval ``bm25``, the
+plugin's default offline configuration, its answer's timing 0 ms as the plugin's): per task,
+trial 1 plays the run of one kind and trial 2 of another (the trial is read from the request's
+``seed``, so a client that sends no seed, or another one, gets no reply). The runs' user says
+``simulation <id>`` before the agent's first reply; a side's k-th request in a run gets that side's
+k-th message of the run. Written: the results file as ``tau2 run`` saves it, and every request body
+with the simulation it belongs to, the side, its index and the reply it got.
 """
 
+import functools
 import gzip
 import json
+import lzma
 import random
+import re
 import sys
 import threading
 import time
+import types
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import tau2.knowledge.pipeline as pipeline_module
 from tau2.data_model.simulation import TextRunConfig
 from tau2.data_model.tasks import Task
+from tau2.domains.banking_knowledge.environment import get_environment
 from tau2.runner.batch import run_domain
 
 OUT = Path(sys.argv[1])
@@ -35,13 +44,19 @@ SOURCE = {
     "airline": HERE / "loop" / "results_loop-airline.json.gz",
     "retail": HERE / "loop" / "results_loop-retail.json.gz",
     "telecom": HERE / "telecom" / "results_telecom-loop.json.gz",
+    "banking_knowledge": HERE / "banking" / "results_banking.json.gz",
 }[DOMAIN]
 # Trials 1 and 2 of a task replay runs of these kinds (the first one the task has, in order).
 KINDS = {
     "airline": (("gold",), ("wrong_args", "hallucinated_tool", "transfer")),
     "retail": (("gold",), ("hallucinated_tool", "wrong_args", "transfer")),
     "telecom": (("gold",), ("bad_user_call", "two_calls", "missing_user_action", "wrong_args")),
+    "banking_knowledge": (("gold",), ("wrong_arg", "no_last_write", "extra_read")),
 }[DOMAIN]
+# banking_knowledge: tasks chosen to cover the user's own tools (a card application, a discovered
+# tool the agent gives the user), ACTION tasks, the agent's discovered tools, a transfer request.
+BANKING_TASKS = ("task_001", "task_004", "task_015", "task_016", "task_033", "task_049")
+RETRIEVAL = "bm25"
 TASKS = 6
 SEED, TRIALS = 300, 2
 
@@ -49,13 +64,54 @@ random.seed(SEED)  # as the official runner draws the trials' seeds
 SEEDS = [random.randint(0, 1000000) for _ in range(TRIALS)]
 
 saved = json.loads(gzip.open(SOURCE).read())
+
+
+@functools.cache
+def kb_pipeline():
+    pipeline = get_environment(retrieval_variant=RETRIEVAL).tools._kb_pipeline
+    pipeline._retriever_top_k_override = 11
+    return pipeline
+
+
+def untied_query(task):
+    """The first query whose BM25 ranking has no equal scores among its 11 best: the words of the
+    name of one of the task's required documents, else its title, else a sentence of the scenario
+    (officially equal scores are in the file system's order of the documents, which varies from
+    machine to machine: a divergence the plugin's README says)."""
+    documents = task["required_documents"]
+    words = [re.sub(r"[_()]+", " ", d.removeprefix("doc_")).rsplit(" ", 1)[0].strip() for d in documents]
+    titles = [kb_pipeline().get_document_title(d) for d in documents]
+    scenario = Task.model_validate(task).user_scenario.instructions
+    sentences = [t.replace("*", "").strip() for t in re.split(r"(?<=[.?!])\s+", str(scenario))]
+    for query in [*words, *titles, *sentences]:
+        scores = [score for _, score in kb_pipeline().retrieve(query)]
+        if len(set(scores)) == len(scores):
+            return query
+    raise AssertionError(f"{task['id']}: every query has equal scores")
+
+
 by_task = {}
+tasks_by_id = {t["id"]: t for t in saved["tasks"]}
+if DOMAIN == "banking_knowledge":
+    saved["simulations"] = [s for s in saved["simulations"] if s["task_id"] in BANKING_TASKS]
+    for sim in saved["simulations"]:
+        assert sim["messages"][1]["role"] == "user"
+        sim["messages"][1]["content"] = f"simulation {sim['id']}"
+        # The agent first searches the knowledge base.
+        query = untied_query(tasks_by_id[sim["task_id"]])
+        call = {"id": "kb_0", "name": "KB_search", "arguments": {"query": query}, "requestor": "assistant"}
+        sim["messages"][2:2] = [
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "id": "kb_0", "content": "", "requestor": "assistant"},
+        ]
+    # The search's wall-clock time made 0 ms, as the plugin writes it (a divergence its README says).
+    pipeline_module.time = types.SimpleNamespace(perf_counter=lambda: 0.0)
 for sim in saved["simulations"]:
     by_task.setdefault(sim["task_id"], []).append(sim)
 
 
 def kind_of(sim):
-    return sim["id"].rsplit("-", 1)[1] if DOMAIN != "telecom" else sim["id"].rsplit("]-", 1)[1]
+    return sim["id"].rsplit("]-", 1)[1] if DOMAIN == "telecom" else sim["id"].rsplit("-", 1)[1]
 
 
 tasks = {t["id"]: t for t in saved["tasks"]}
@@ -163,6 +219,7 @@ def main():
         llm_args_user={"temperature": 0.0, "api_base": base, "api_key": "sk-test"},
         max_concurrency=1,
         save_to=str(save),
+        **({"retrieval_config": RETRIEVAL} if DOMAIN == "banking_knowledge" else {}),
     )
     results = run_domain(config)
     server.shutdown()
@@ -186,8 +243,8 @@ def main():
                 ],
             }
         )
-    out = OUT / f"requests-{DOMAIN}.json.gz"
-    with gzip.open(out, "wt") as fh:
+    out = OUT / f"requests-{DOMAIN}.json.xz"  # xz: a request repeats the long ones before it
+    with lzma.open(out, "wt", preset=9) as fh:
         json.dump({"seeds": SEEDS, "runs": runs_out}, fh, indent=1, sort_keys=True)
     print(out, len(runs_out), "runs", len(REQUESTS), "requests", "saved", save)
 

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.benchmarks.tau2.evaluation import evaluate
+from pytest_toolcall.benchmarks.tau2.banking_env import BankingEnvironment
+from pytest_toolcall.benchmarks.tau2.evaluation import Reward, evaluate, failures
 from pytest_toolcall.benchmarks.tau2.results_file import load_results
 from tests.tau2.official import stand_in_judge, unpack
 
@@ -45,6 +46,38 @@ def test_regrading_gives_the_official_reward_and_breakdown(tmp_path: Path) -> No
         if got != (official["reward"], official["breakdown"], official["db_match"]):
             wrong.append((sim.simulation_id, got, official))
     assert not wrong, wrong[:3]
+
+
+def test_every_component_at_zero_says_what_differed(tmp_path: Path) -> None:
+    """A failed banking_knowledge simulation is explained as the other domains' are: each component
+    at 0 has its lines (``failed_checks``), a DB line names the table and the entry."""
+    seen: set[str] = set()
+    for sim in load_results(unpack(BANKING / "results_banking.json.gz", tmp_path)):
+        reward = evaluate(sim.domain, sim.task, sim.messages, sim.termination_reason, stand_in_judge)
+        lines = failures(reward)
+        for component in (name for name, value in reward.breakdown.items() if value == 0.0):
+            named = [line for line in lines if line.startswith(f"{component}: ")]
+            assert named, (sim.simulation_id, component, lines)
+            if component == "DB":
+                assert all(line.startswith("DB: ") and "/" in line for line in named), named
+            seen.add(component)
+    assert seen == {"DB", "ACTION"}
+
+
+def test_a_database_difference_names_its_table_entry_and_field() -> None:
+    """A changed field (a flag included) says both values; an entry only one side has says which."""
+    ours, gold = BankingEnvironment(), BankingEnvironment()
+    applications = ours.db["credit_card_applications"]["data"]
+    key = next(k for k, entry in applications.items() if isinstance(entry.get("rho_bank_subscription"), bool))
+    flag = applications[key]["rho_bank_subscription"]
+    applications[key]["rho_bank_subscription"] = not flag
+    gold.db["referrals"]["data"]["new"] = {"referral_id": "new"}
+    reward = Reward(0.0, {"DB": 0.0}, checks={"db_differences": ours.state_differences(gold)})
+    assert failures(reward) == [
+        f"DB: credit_card_applications/data.{key}/rho_bank_subscription: ours {str(not flag).lower()}, "
+        f"gold {str(flag).lower()}",
+        "DB: referrals/data.new only in the gold replay",
+    ]
 
 
 @pytest.mark.slow

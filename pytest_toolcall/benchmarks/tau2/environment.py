@@ -188,18 +188,27 @@ def state_differences(ours: BaseModel, gold: BaseModel, domain: str) -> list[dic
 
 
 def _differences(path: list[str], a: Any, b: Any, found: list[dict[str, Any]]) -> None:
-    """Each leaf where two dumps differ, as ``{"table": path[0], "key": the rest of the path, ...}``."""
+    """Each leaf where two dumps differ, as ``state_differences`` says them: ``table`` the first
+    step of the path, ``field`` the last, ``key`` the steps between joined by dots; an entry that
+    only one side's dict has is ``field`` None with ``ours``/``gold`` saying which side has it."""
     if len(found) >= SHOWN_DIFFERENCES or _text(a) == _text(b):
         return
     if isinstance(a, dict) and isinstance(b, dict):
-        for key in sorted(set(a) | set(b), key=str):
-            _differences([*path, str(key)], a.get(key), b.get(key), found)
+        for name in sorted(set(a) | set(b), key=str):
+            if name in a and name in b:
+                _differences([*path, str(name)], a[name], b[name], found)
+            elif len(found) < SHOWN_DIFFERENCES:
+                steps = [*path, str(name)]
+                key = ".".join(steps[1:]) or None
+                found.append({"table": steps[0], "key": key, "field": None, "ours": name in a, "gold": name in b})
     elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         for index, (x, y) in enumerate(zip(a, b, strict=True)):
             _differences([*path, str(index)], x, y, found)
     else:
-        table, key = (path[0], ".".join(path[1:]) or None) if path else (None, None)
-        found.append({"table": table, "key": key, "field": None, "ours": a, "gold": b})
+        table = path[0] if path else None
+        key = ".".join(path[1:-1]) or None
+        field = path[-1] if len(path) > 1 else None
+        found.append({"table": table, "key": key, "field": field, "ours": a, "gold": b})
 
 
 def _text(value: Any) -> str:

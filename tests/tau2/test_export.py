@@ -1,6 +1,7 @@
 """The export to tau2-bench's own files: a run's report becomes the submission folder the official
-leaderboard tools read (``tests/data/tau2/export/``: the report of a live run, and what the official
-tau2 1.0.1 said of the folder exported from it, learned by ``learn_export.py``)."""
+leaderboard tools read (``tests/data/tau2/export/``: the reports of two live runs, airline and
+telecom, and banking_knowledge, and what the official tau2 1.0.1 said of the folder exported from
+each, learned by ``learn_export.py``)."""
 
 from __future__ import annotations
 
@@ -8,37 +9,73 @@ import copy
 import gzip
 import hashlib
 import json
+import lzma
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_toolcall.benchmarks.tau2 import export
+from pytest_toolcall.benchmarks.tau2 import export, knowledge
 from pytest_toolcall.benchmarks.tau2.loop import trial_seed
 
 EXPORT = Path(__file__).parents[1] / "data" / "tau2" / "export"
 
 
-def report() -> dict[str, Any]:
-    return json.loads(gzip.decompress((EXPORT / "report.json.gz").read_bytes()))
+def report(name: str = "report.json.gz") -> dict[str, Any]:
+    raw = (EXPORT / name).read_bytes()
+    return json.loads(lzma.decompress(raw) if name.endswith(".xz") else gzip.decompress(raw))
 
 
-def accepted() -> dict[str, Any]:
-    return json.loads((EXPORT / "accepted.json").read_text(encoding="utf-8"))
+def accepted(name: str = "accepted.json") -> dict[str, Any]:
+    return json.loads((EXPORT / name).read_text(encoding="utf-8"))
 
 
-def test_the_official_tools_accepted_what_the_export_writes(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("report_name", "accepted_name"),
+    [("report.json.gz", "accepted.json"), ("report-banking.json.xz", "accepted-banking.json")],
+)
+def test_the_official_tools_accepted_what_the_export_writes(
+    tmp_path: Path, report_name: str, accepted_name: str
+) -> None:
     """The files exported from the learned report are byte for byte those the official
     ``tau2 submit validate`` checks passed, whose metrics it computed as ours, and whose every
     simulation its evaluator graded to the reward exported."""
-    written = export.write_files(export.submission_files(report()), tmp_path)
+    document = report(report_name)
+    written = export.write_files(export.submission_files(document), tmp_path)
     digests = {str(p.relative_to(tmp_path)): hashlib.sha256(p.read_bytes()).hexdigest() for p in written}
-    official = accepted()
+    official = accepted(accepted_name)
     assert digests == official["sha256"]
     assert all(official["checks"].values())
     assert official["files"] and all(check[0] for checks in official["files"].values() for check in checks.values())
     assert official["metrics"] and all(domain["equal"] for domain in official["metrics"].values())
-    assert official["rewards"]["different"] == [] and official["rewards"]["equal"] == len(report()["samples"])
+    assert official["rewards"]["different"] == [] and official["rewards"]["equal"] == len(document["samples"])
+
+
+def test_a_banking_submission_says_its_retrieval_configuration() -> None:
+    """The configuration in submission.json (the leaderboard's badge), the notes, the results
+    file's info and name; the policy recorded is the configuration's."""
+    files = export.submission_files(report("report-banking.json.xz"))
+    submission = files["submission.json"]
+    assert submission["results"]["banking_knowledge"]["retrieval_config"] == "bm25"
+    assert "banking_knowledge retrieval config: bm25" in submission["methodology"]["notes"]
+    name = submission["trajectory_files"]["banking_knowledge"]
+    assert "_bm25_" in name
+    info = files[f"trajectories/{name}"]["info"]
+    assert info["retrieval_config"] == "bm25"
+    assert info["environment_info"]["policy"] == knowledge.policy("bm25")
+    assert info["environment_info"]["policy"] != knowledge.policy("no_knowledge")
+
+
+def test_a_component_not_measured_is_left_out_of_the_breakdown() -> None:
+    """task_102's NL assertions without a judge, its reward already 0 by its database: the official
+    breakdown holds numbers only, the basis still names the component."""
+    files = export.submission_files(report("report-banking.json.xz"))
+    (name,) = files["submission.json"]["trajectory_files"].values()
+    sims = [s for s in files[f"trajectories/{name}"]["simulations"] if s["task_id"] == "task_102"]
+    assert len(sims) == 4
+    for sim in sims:
+        info = sim["reward_info"]
+        assert info == {"reward": 0.0, "reward_basis": ["DB", "NL_ASSERTION"], "reward_breakdown": {"DB": 0.0}}
 
 
 def test_the_submission_says_how_the_run_was_made() -> None:

@@ -112,7 +112,6 @@ def results_file(
 ) -> dict[str, Any]:
     """The results file ``tau2 run`` writes for a domain: info, tasks, simulations."""
     from pytest_toolcall.benchmarks.tau2.benchmark import task_by_id
-    from pytest_toolcall.benchmarks.tau2.environment import policy
     from pytest_toolcall.benchmarks.tau2.loop import trial_seed
 
     simulations = []
@@ -130,12 +129,24 @@ def results_file(
         "max_errors": MAX_ERRORS,
         "user_info": {"implementation": "user_simulator", "llm": user, "llm_args": dict(SAMPLING)},
         "agent_info": {"implementation": "llm_agent", "llm": model, "llm_args": dict(SAMPLING)},
-        "environment_info": {"domain_name": domain, "policy": policy(domain), "tool_defs": None},
+        "environment_info": {"domain_name": domain, "policy": _policy(domain, retrieval), "tool_defs": None},
         "seed": RUN_SEED,
     }
     if retrieval is not None and domain == "banking_knowledge":
         info["retrieval_config"] = retrieval
     return {"timestamp": started, "info": info, "tasks": tasks, "simulations": simulations}
+
+
+def _policy(domain: str, retrieval: str | None) -> str:
+    """The policy the official results file records: banking_knowledge's is that of the run's
+    retrieval configuration (officially its policy override, written without a task)."""
+    if domain == "banking_knowledge":
+        from pytest_toolcall.benchmarks.tau2 import knowledge
+
+        return knowledge.policy(retrieval or knowledge.DEFAULT_RETRIEVAL)
+    from pytest_toolcall.benchmarks.tau2.environment import policy
+
+    return policy(domain)
 
 
 def _simulation(
@@ -167,10 +178,13 @@ def _simulation(
         "mode": "half_duplex",
     }
     if reward is not None and not failed_requests:
-        breakdown = dict(sample.get("reward_breakdown") or {})
+        basis = dict(sample.get("reward_breakdown") or {})
+        # A component not measured (NL assertions without a judge, when another one already made
+        # the reward 0) is left out of the breakdown: the official file has a number or nothing.
+        breakdown = {name: value for name, value in basis.items() if value is not None}
         simulation["reward_info"] = {
             "reward": float(reward),
-            "reward_basis": list(breakdown),
+            "reward_basis": list(basis),
             "reward_breakdown": breakdown,
         }
     return simulation

@@ -1,7 +1,9 @@
-"""How ``export/accepted.json`` was learned: what the official tau2 1.0.1 (a2c0247) leaderboard tools
-say of the submission folder ``pytest-toolcall export --format tau2`` wrote from ``export/report.json.gz``
-(a live run of the plugin through the local chat server, airline and telecom whole, 4 trials, the
-user simulator stopping at once: 92 of 656 simulations pass; ``make_export_report.py``). Run outside
+"""How ``export/accepted.json`` and ``export/accepted-banking.json`` were learned: what the official
+tau2 1.0.1 (a2c0247) leaderboard tools say of the submission folder ``pytest-toolcall export
+--format tau2`` wrote from ``export/report.json.gz`` (a live run of the plugin through the local
+chat server, airline and telecom whole, 4 trials, the user simulator stopping at once: 92 of 656
+simulations pass) and from ``export/report-banking.json.gz`` (banking_knowledge whole, ``bm25``, 4
+trials, the oracle agent: 192 of 388 pass); ``make_export_report.py``. Run outside
 the test suite, with the official code installed (see ``learn_official.py``):
 
     TAU2_DATA_DIR=... python learn_export.py SUBMISSION_FOLDER OUT_JSON
@@ -10,7 +12,10 @@ It runs the checks of ``tau2 submit validate`` one by one (the submission loads,
 is consistent, each results file passes format, tasks and trial-count verification, the metrics of
 ``submission.json`` equal the ones the official ``compute_metrics`` makes of the trajectories, the
 model and user simulator match), grades every simulation again with the official
-``evaluate_simulation`` (as ``tau2 evaluate-trajs``) to compare its reward with the exported one,
+``evaluate_simulation`` (replaying it strictly: every tool answer must be the official
+environment's; banking_knowledge's with the results' retrieval configuration and the task's
+read-log allowlist, as the official runner grades its runs: ``tau2 evaluate-trajs`` would build
+the default, embeddings-based, configuration) to compare its reward with the exported one,
 and records each file's sha256, so that a test can tell the exporter still writes what was accepted.
 """
 
@@ -20,7 +25,10 @@ import sys
 from pathlib import Path
 
 import tau2.environment.db as db_module
+import tau2.evaluator.evaluator_nl_assertions as nl_module
+from tau2.data_model.message import AssistantMessage
 from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
+from tau2.runner.build import _derive_read_log_allowlist
 from tau2.scripts.leaderboard.prepare_submission import (
     check_and_load_submission_data,
     get_metrics,
@@ -40,6 +48,17 @@ def cached_load(cls, path):
 
 
 db_module.DB.load = classmethod(cached_load)
+
+
+def stand_in_judge(model, messages, **kwargs):
+    """The judge stand-in of ``learn_official.py`` (every assertion met): banking_knowledge's
+    task_102 has NL assertions, and no judge ran (its exported rewards are 0 by its database)."""
+    assertions = json.loads(messages[-1].content.rsplit("expectedOutcomes:", 1)[1].strip().replace("'", '"'))
+    results = [{"expectedOutcome": a, "reasoning": "stand-in", "metExpectation": True} for a in assertions]
+    return AssistantMessage(role="assistant", content=json.dumps({"results": results}))
+
+
+nl_module.generate = stand_in_judge
 
 folder, out = Path(sys.argv[1]), Path(sys.argv[2])
 ok, error, data = check_and_load_submission_data(str(folder))
@@ -75,12 +94,17 @@ for results in data.results:
     tasks = {task.id: task for task in results.tasks}
     domain = results.info.environment_info.domain_name
     for sim in results.simulations:
+        env_kwargs = None
+        if domain == "banking_knowledge":  # as the official runner grades its runs
+            allowlist = _derive_read_log_allowlist(tasks[sim.task_id])
+            env_kwargs = {"retrieval_variant": results.info.retrieval_config, "read_log_allowlist": allowlist}
         info = evaluate_simulation(
             simulation=sim,
             task=tasks[sim.task_id],
             evaluation_type=EvaluationType.ALL,
             solo_mode=False,
             domain=domain,
+            env_kwargs=env_kwargs,
         )
         if info.reward == sim.reward_info.reward:
             rewards["equal"] += 1

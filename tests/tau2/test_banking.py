@@ -1,9 +1,8 @@
 """τ³-bench's banking_knowledge database and tools against the official answers
 (``tests/data/tau2/banking/gold.json.gz``, ``learn_banking_tools.py``): from each task's initial
 state, its reference actions get the official answers, and leave the database with the official
-hash, for every task whose reference uses only the tools ported so far (with the handing out,
-unlocking and calling of discovered tools, and the read-log allowlist the official runner derives
-from the reference)."""
+hash, for every task (with the handing out, unlocking and calling of discovered tools, and the
+read-log allowlist the official runner derives from the reference)."""
 
 from __future__ import annotations
 

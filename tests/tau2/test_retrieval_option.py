@@ -38,8 +38,9 @@ def test_the_ini_twin(pytester: pytest.Pytester) -> None:
 
 
 def test_the_configuration_is_recorded_and_printed_beside_the_domain(pytester: pytest.Pytester) -> None:
-    """A banking_knowledge run records its configuration in the run's datasets (its identity), in
-    each sample, and prints it beside the domain's score."""
+    """A banking_knowledge run records its configuration in the run's datasets and so its identity
+    (which two runs of other configurations differ in), in each sample, and prints it beside the
+    domain's score."""
     import json
 
     result = run(
@@ -54,6 +55,7 @@ def test_the_configuration_is_recorded_and_printed_beside_the_domain(pytester: p
     assert "banking_knowledge (no_knowledge)" in result.stdout.str()
     report = json.loads((pytester.path / "r.json").read_text())
     assert report["run"]["datasets"]["tau2"]["retrieval"] == "no_knowledge"
+    assert report["run"]["identity"]["datasets"]["tau2"]["retrieval"] == "no_knowledge"
     assert {s["retrieval"] for s in report["samples"]} == {"no_knowledge"}
 
 

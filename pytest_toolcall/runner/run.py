@@ -132,7 +132,9 @@ class Run:
 
 def register_secrets(settings: Settings) -> None:
     """Hand the door the run's secrets: the key and URL credentials of every model the run may reach
-    (the one under test, a user simulator, a judge). From now on no input carries them further."""
+    (the one under test, a user simulator, a judge). From now on no input carries them further. A
+    run's secrets are its own: those of an earlier run in this process (a test's) are forgotten."""
+    door.forget_secrets()
     door.add_secret(settings.api_key)
     door.add_url(settings.base_url)
     for model in role_endpoints(settings).values():

@@ -181,3 +181,19 @@ def test_acebench_unprefixed_names_and_aliases_through_the_declaration() -> None
     block = {"groups": {"atom": 0.5}, "overall": 0.9}
     assert ACEBench.gate_values("normal_atom", {"acebench/en": block}) == [("acebench/en atom", 0.5)]
     assert ACEBench.gate_values("zh.overall", {"acebench/en": block}) == [("acebench/zh overall", None)]
+
+
+def test_the_docs_list_every_gate_name_of_every_built_in() -> None:
+    """docs/gate-names.md names every metric each built-in benchmark declares, in its own section."""
+    from pathlib import Path
+
+    from pytest_toolcall.core.protocol.metrics import metric_names
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "gate-names.md").read_text(encoding="utf-8")
+    sections = {part.split("\n", 1)[0].strip(): part for part in text.split("\n## ")[1:]}
+    missing = []
+    for name, benchmark in sorted(benchmark_classes().items()):
+        section = sections.get(name, "")
+        prefix = "" if benchmark.metrics.unprefixed else f"{name}."
+        missing += [f"{name}: {m}" for m in metric_names(benchmark.metrics) if f"`{prefix}{m}`" not in section]
+    assert not missing, missing

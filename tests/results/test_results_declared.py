@@ -197,3 +197,19 @@ def test_the_docs_list_every_gate_name_of_every_built_in() -> None:
         prefix = "" if benchmark.metrics.unprefixed else f"{name}."
         missing += [f"{name}: {m}" for m in metric_names(benchmark.metrics) if f"`{prefix}{m}`" not in section]
     assert not missing, missing
+
+
+@pytest.mark.slow  # runs pytest inside itself
+@pytest.mark.parametrize("repeat", [[], ["--toolcall-repeat=2"]], ids=["once", "twice"])
+def test_a_lower_bound_gate_fails_five_all_pass_units_however_often_they_run(
+    pytester: pytest.Pytester, repeat: list[str]
+) -> None:
+    """The issue's case end to end: five ACEBench units the oracle passes, run once or twice each, and
+    a lower-bound gate of 0.95 on their category: Wilson(5, 5) = [0.566, 1] both times."""
+    args = ["--toolcall-model=oracle", "-p", "no:randomly", "-k", "normal_atom_bool", "--toolcall-limit=5"]
+    gate = ["--toolcall-fail-under=acebench/en.normal_atom_bool=0.95", "--toolcall-gate-on=lower"]
+    result = pytester.runpytest(*args, *repeat, *gate, "--toolcall-gate-value=measured")
+    result.assert_outcomes(passed=5 * (2 if repeat else 1))
+    lower = wilson_by_hand(5, 5)[0]
+    assert result.ret == 1
+    assert f"acebench/en normal_atom_bool = {lower:.4f} < 0.95 (lower 95% bound)" in result.stdout.str()

@@ -24,42 +24,11 @@ CONTRACTS = ("tool_choice", "parallel_tool_calls", "strict_schemas", "multi_turn
 USAGE_MISSING = "usage_missing"
 
 
-def conformance_block(benchmark: Any, records: list[dict[str, Any]]) -> dict[str, Any]:
-    """The block: per contract the probes scored, passed, the pass rate with its interval and the
-    probes that failed; OVERALL over every probe scored. Probes that got no answer (errors) or were
-    skipped are counted apart, in no rate."""
-    from pytest_toolcall.api import failure_kind_counts
-    from pytest_toolcall.api.statistics import category_fields
-
-    scored: list[Mapping[str, Any]] = [r for r in records if r.get("outcome") not in ("error", "skipped")]
-    contracts: dict[str, dict[str, Any]] = {}
-    for contract in sorted({str(r.get("category")) for r in records}):
-        rows = [r for r in scored if r.get("category") == contract]
-        passed = sum(1 for r in rows if r.get("score") == 1.0)
-        contracts[contract] = {
-            "n": len(rows),
-            "passed": passed,
-            "accuracy": passed / len(rows) if rows else None,
-            "ci95": category_fields(rows)["ci95"] if rows else None,
-            "failed": sorted(str(r.get("id")) for r in rows if r.get("score") != 1.0),
-        }
-    passed = sum(1 for r in scored if r.get("score") == 1.0)
-    return {
-        "contracts": contracts,
-        "n": len(scored),
-        "passed": passed,
-        "overall": passed / len(scored) if scored else None,
-        "overall_ci95": category_fields(scored)["ci95"] if scored else None,
-        "errors": sum(1 for r in records if r.get("outcome") == "error"),
-        "skipped": sum(1 for r in records if r.get("outcome") == "skipped"),
-        "failure_kinds": failure_kind_counts([dict(r) for r in scored if r.get("score") != 1.0]),
-    }
-
-
 class Conformance(Cases):
     name = "conformance"
-    #: A row per contract (``conformance.<contract>``) and OVERALL, every probe alike.
-    metrics = Metrics(rows=(Rows(key="contracts", names=CONTRACTS),), block=conformance_block)
+    #: A row per contract (``conformance.<contract>``, with the probes that failed) and OVERALL, every
+    #: probe alike; probes that got no answer (errors) or were skipped are counted apart, in no rate.
+    metrics = Metrics(rows=(Rows(key="contracts", names=CONTRACTS, failed_ids=True),), apart=True)
     markers: ClassVar[Mapping[str, str]] = {
         "conformance": "serving-contract probes",
         **{c: f"conformance probes of {c}" for c in CONTRACTS},

@@ -8,10 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from pytest_toolcall.api import (
+    MAJORITY,
     Benchmark,
     ChatRequest,
     DataError,
     Loaded,
+    Metrics,
     Models,
     Option,
     Part,
@@ -21,10 +23,42 @@ from pytest_toolcall.api import (
     Verdict,
     usage_error,
 )
-from pytest_toolcall.benchmarks.general_fc.metrics import METRICS
 
 #: The set shipped in the package: 511 labelled requests from MoonshotAI's K2-Vendor-Verifier samples.
 SHIPPED_SET = Path(__file__).with_name("data") / "k2vv_zh_511.jsonl"
+
+
+def _block(benchmark: Any, records: list[dict[str, Any]]) -> dict[str, Any]:
+    from pytest_toolcall.benchmarks.general_fc.metrics import general_fc_block
+
+    return general_fc_block(benchmark, records)
+
+
+def _compare_decisions(baseline: list[dict[str, Any]], now: list[dict[str, Any]]) -> dict[str, Any]:
+    from pytest_toolcall.benchmarks.general_fc.metrics import compare_decisions
+
+    return compare_decisions(baseline, now)
+
+
+def _compare_passes(baseline: list[dict[str, Any]], now: list[dict[str, Any]]) -> dict[str, Any]:
+    from pytest_toolcall.benchmarks.general_fc.metrics import compare_passes
+
+    return compare_passes(baseline, now)
+
+
+#: general_fc's metrics, declared: no rows, the numbers of K2-Vendor-Verifier's table as gate names
+#: (``agreement`` with ``--toolcall-reference``), tool-call F1 compared by its own paired test (gated)
+#: and the share of lines passed by McNemar's; a line's decision under repeats is its majority.
+#: (The functions import ``metrics`` when called: importing it, and its scorer, at every pytest start
+#: would cost every run.)
+METRICS = Metrics(
+    rows=(),
+    numbers=("tool_call_f1", "tool_call_precision", "tool_call_recall", "schema_accuracy", "agreement", "accuracy"),
+    reducer=MAJORITY,
+    gated=("tool_call_f1",),
+    block=_block,
+    tests={"tool_call_f1": _compare_decisions, "accuracy": _compare_passes},
+)
 
 
 class GeneralFC(Benchmark):

@@ -2,17 +2,18 @@
 
 A benchmark turns its data into *units* (one pytest item each, ``load``), says what to ask the model
 for a unit (``plan``) and scores the answer into a ``Verdict`` (``score``): those three are required.
-Everything else has a default here that works for any benchmark whose unit passes or fails: the
+It declares what it measures (``metrics``: ``core.protocol.metrics.Metrics``, rows, groups and
+weights, the repeats' reducer, gate names), and the generic layer derives from that declaration the
 metrics block (per-category accuracy with its interval, OVERALL, the official value, repeats and
-flaky units, failure kinds, what is missing: ``core.protocol.blocks``), its terminal table, its gate names
-and values, its JUnit properties and the paired comparison against a baseline. A benchmark overrides
-only what is its own (ACEBench's weighted groups, general_fc's F1, BFCL's official summary scores).
+flaky units, failure kinds, what is missing: ``core.protocol.blocks``), its gate names and values,
+its JUnit properties and the paired comparison against a baseline; those methods are final. The
+rest has defaults here; a benchmark overrides ``summary_parts`` only for a table of its own.
 Collection, model access, the response store, records, the JSON report, JUnit and the gate only ever
 call these methods, so a new benchmark is one package registered under the entry-point group
 ``pytest_toolcall.benchmarks`` (``docs/writing-a-benchmark.md``).
 
 Data flows one way: sample -> ``plan`` (requests) -> responses -> ``score`` (verdict) -> record ->
-``aggregate`` (metrics block) -> ``summary`` / ``gate_values`` / report.
+``aggregate`` (metrics block, by the declaration) -> ``summary`` / ``gate_values`` / report.
 """
 
 from __future__ import annotations

@@ -90,6 +90,11 @@ class Answers:
     def catalog(self) -> Catalog:
         return self.config.stash[CATALOG]  # loaded at collection, before any item runs
 
+    def sampling_of(self, unit: Unit) -> dict[str, Any]:
+        """What the requests of a unit are sent with: its benchmark's sampling, the run's replacing it."""
+        benchmark = self.catalog.benchmarks.get(unit.benchmark)
+        return self.settings.sampling_for(benchmark.sampling if benchmark is not None else {})
+
     # --- the Models a plan sees ------------------------------------------------------------------
 
     @property
@@ -377,18 +382,23 @@ class OtherRequests:
 
 class UnitModel:
     """A model as one unit sees it: each request carries who asks (unit, attempt, step) into the store
-    key, and every answer is kept so that the unit's record can say what it used."""
+    key and its benchmark's sampling (``Settings.sampling_for``, under what the request sets itself),
+    and every answer is kept so that the unit's record can say what it used."""
 
-    def __init__(self, model: Model, asker: str, answers: list[Future[ChatResponse]]) -> None:
+    def __init__(
+        self, model: Model, asker: str, answers: list[Future[ChatResponse]], sampling: dict[str, Any] | None = None
+    ) -> None:
         self.name = model.name
         self._model = model
         self._asker = asker
         self._steps = itertools.count()
         self._answers = answers
+        self._sampling = sampling or {}
 
     def submit(self, request: ChatRequest) -> Future[ChatResponse]:
         identity = f"{self._asker}\x00{next(self._steps)}"
-        future = self._model.submit(dataclasses.replace(request, identity=identity))
+        sampling = {**self._sampling, **request.sampling}
+        future = self._model.submit(dataclasses.replace(request, identity=identity, sampling=sampling))
         self._answers.append(future)
         return future
 
@@ -426,7 +436,7 @@ class UnitModels:
         if key not in self._views:
             stream = self._run.streams(name, base_url, self.streamed)
             model = self._run.named(name, base_url, api_key_env, stream)
-            self._views[key] = UnitModel(model, self._unit.asker, self.answers)
+            self._views[key] = UnitModel(model, self._unit.asker, self.answers, self._run.sampling_of(self._unit))
         return self._views[key]
 
     def exchange(self, kind: str, request: Any, perform: Callable[[], Any]) -> Any:

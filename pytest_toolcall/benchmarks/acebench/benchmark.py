@@ -20,7 +20,6 @@ from pytest_toolcall.api import (
     Loaded,
     Model,
     Models,
-    Option,
     OtherModel,
     Part,
     Plan,
@@ -42,6 +41,7 @@ from pytest_toolcall.benchmarks.acebench.dataset import (
     Sample,
     family,
 )
+from pytest_toolcall.benchmarks.acebench.options import FIXTURES, OPTIONS
 
 #: The pinned data root shipped in the package (chenchen0103/ACEBench@56dd66c, MIT).
 SHIPPED_ROOT = Path(__file__).with_name("data")
@@ -56,6 +56,11 @@ NO_USER = (
 )
 
 
+def _unprefixed(name: str) -> str:
+    """A gate name without its ``acebench.`` or ``acebench/`` (``acebench/zh.atom`` -> ``zh.atom``)."""
+    return name.removeprefix("acebench.").removeprefix("acebench/")
+
+
 class ACEBench(Benchmark):
     name = "acebench"
     markers: ClassVar[Mapping[str, str]] = {
@@ -65,27 +70,13 @@ class ACEBench(Benchmark):
         "en": "ACEBench English data",
         "zh": "ACEBench Chinese data",
     }
-    fixtures = "pytest_toolcall.benchmarks.acebench.fixtures"
-    options = (
-        Option("lang", "ACEBench language: en, zh or all", default="en", metavar="en|zh|all"),
-        Option(
-            "data-dir",
-            "ACEBench data root holding data_all/ and prompts.json (default: $TOOLCALL_DATA_DIR, else the "
-            "pinned data shipped in the package)",
-            env="TOOLCALL_DATA_DIR",
-            metavar="DIR",
-        ),
-        Option(
-            "step-prompt-lang",
-            "prompt language of agent_multi_step: 'sample' (the sample's) or 'zh' (what the "
-            "official API runner sends for both languages)",
-            default="sample",
-            metavar="sample|zh",
-        ),
-        Option(
-            "max-dialog-turns", "message cap of an ACEBench agent dialogue (official: 40)", default="40", metavar="N"
-        ),
-    )
+    fixtures = FIXTURES
+    options = OPTIONS
+    #: Its gate names after ``acebench.`` (every language); the same without the prefix, after
+    #: ``<lang>.`` or after ``acebench/<lang>.`` (one language).
+    gate_metrics: ClassVar[tuple[str, ...]] = ("overall", *GROUPS, *ALIASES, *CATEGORIES)
+    #: The official runner's sampling (the agent dialogues send their own: ``AGENT_SAMPLING``).
+    sampling: ClassVar[Mapping[str, Any]] = {"temperature": 0.7, "max_tokens": 1200}
 
     def __init__(self, settings: Any) -> None:
         super().__init__(settings)
@@ -332,9 +323,10 @@ class ACEBench(Benchmark):
 
     @classmethod
     def claims_metric(cls, name: str) -> bool:
-        """``overall``, a group or a category, optionally after ``<lang>.`` or ``acebench/<lang>.``."""
-        explicit = name.startswith("acebench/")
-        lang, _, metric = name.removeprefix("acebench/").rpartition(".")
+        """``overall``, a group or a category, optionally after ``acebench.`` (every language, as
+        without a prefix), ``<lang>.`` or ``acebench/<lang>.``."""
+        explicit = name.startswith(("acebench/", "acebench."))
+        lang, _, metric = _unprefixed(name).rpartition(".")
         if lang and lang not in LANGUAGES:
             # (another benchmark's ``<name>.<metric>`` never reaches here: the gate asks the
             # benchmark a name's prefix names first)
@@ -350,7 +342,7 @@ class ACEBench(Benchmark):
         """Unprefixed names must hold in every language run."""
         from pytest_toolcall.api import block_value
 
-        lang, _, metric = name.removeprefix("acebench/").rpartition(".")
+        lang, _, metric = _unprefixed(name).rpartition(".")
         metric = ALIASES.get(metric, metric)
         langs = [lang] if lang else sorted(k.removeprefix("acebench/") for k in metrics if k.startswith("acebench/"))
         if not langs:

@@ -47,6 +47,7 @@ class Cases(Benchmark):
     file_suffixes: ClassVar[tuple[str, ...]] = SUFFIXES
     fixtures: ClassVar[str | None] = "pytest_toolcall.benchmarks.cases.fixtures"
     counted_fixtures: ClassVar[tuple[str, ...]] = ("toolcall_chat",)
+    gate_metrics: ClassVar[tuple[str, ...]] = GATE_KINDS
 
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings)

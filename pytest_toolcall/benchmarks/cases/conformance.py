@@ -33,6 +33,7 @@ class Conformance(Cases):
     file_suffixes = ()  # its own files only, never the users'
     fixtures = None
     counted_fixtures = ()
+    gate_metrics: ClassVar[tuple[str, ...]] = ("overall", *CONTRACTS)
 
     def header(self) -> str:
         return f"conformance={len(CONTRACTS)} contracts"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pytest_toolcall.api import (
     Benchmark,
@@ -13,7 +13,6 @@ from pytest_toolcall.api import (
     DataError,
     Loaded,
     Models,
-    Option,
     Part,
     Plan,
     Requests,
@@ -21,6 +20,7 @@ from pytest_toolcall.api import (
     Verdict,
     usage_error,
 )
+from pytest_toolcall.benchmarks.general_fc.options import OPTIONS
 
 #: The set shipped in the package: 511 labelled requests from MoonshotAI's K2-Vendor-Verifier samples.
 SHIPPED_SET = Path(__file__).with_name("data") / "k2vv_zh_511.jsonl"
@@ -29,25 +29,12 @@ METRIC_NAMES = ("tool_call_f1", "tool_call_precision", "tool_call_recall", "sche
 
 class GeneralFC(Benchmark):
     name = "general_fc"
-    options = (
-        Option(
-            "general-fc",
-            "general_fc JSONL file(s), comma-separated (messages, tools, should_call_tool per line; "
-            "default: the shipped k2vv_zh_511 set); selects general_fc when --toolcall-bench is not given",
-            metavar="PATH",
-            selects=True,
-        ),
-        Option(
-            "reference",
-            "JSON report of a reference run on the same general_fc file(s), holding every line this run "
-            "selects: agreement of the decisions to call (gate name general_fc.agreement)",
-            metavar="REPORT",
-        ),
-    )
+    options = OPTIONS
+    gate_metrics: ClassVar[tuple[str, ...]] = METRIC_NAMES
 
     def __init__(self, settings: Any) -> None:
         super().__init__(settings)
-        given = settings.option("general-fc") or ""
+        given = settings.option("files") or ""
         self.files = tuple(Path(p.strip()).expanduser() for p in given.split(",") if p.strip()) or (SHIPPED_SET,)
         stems = [path.stem for path in self.files]
         if len(set(stems)) != len(stems):

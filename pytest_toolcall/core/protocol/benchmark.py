@@ -224,8 +224,16 @@ class Benchmark(ABC):
     #: Marker name -> description, for ``--help``/``--markers``; the benchmark's name and every marker a
     #: unit carries are registered anyway (so ``--strict-markers`` never needs this).
     markers: ClassVar[Mapping[str, str]] = {}
-    #: Options of its own, registered in the ``toolcall`` group (``--toolcall-<name>``).
+    #: Options of its own, registered in the ``toolcall`` group in its namespace: ``Option("lang")`` is
+    #: ``--toolcall-<benchmark>-lang``, read as ``settings.option("lang")``. Declare them in a light
+    #: module registered under ``pytest_toolcall.options`` too, so that pytest need not import the
+    #: benchmark to know them (``docs/writing-a-benchmark.md``); then that declaration is the one read.
     options: ClassVar[tuple[Option, ...]] = ()
+    #: What its requests are sent with besides messages and tools, as its official runner sends them
+    #: (``{"temperature": 0.7, "max_tokens": 1200}``; None: the field is left out); empty: nothing.
+    #: ``--toolcall-temperature`` and ``--toolcall-max-tokens`` replace these when given; a request's
+    #: own ``ChatRequest.sampling`` replaces both.
+    sampling: ClassVar[Mapping[str, Any]] = {}
     #: A module of pytest fixtures for users' own tests (``acebench_env``), registered as a pytest
     #: plugin whenever a model is given, whether or not the benchmark is selected.
     fixtures: ClassVar[str | None] = None

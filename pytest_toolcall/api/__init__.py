@@ -1,8 +1,9 @@
 """The public API of pytest-toolcall: everything a third-party benchmark or a user's test needs.
 
 A benchmark (``docs/writing-a-benchmark.md``) subclasses ``Benchmark`` and implements ``load``,
-``plan`` and ``score``; the metrics block, its table, gate names and values, JUnit properties and the
-comparison with a baseline come from the defaults, built from the helpers exported here. A user's test
+``plan`` and ``score``, and declares what it measures (``Metrics``: rows, groups and weights, the
+repeats' reducer); the metrics block, its table, gate names and values, JUnit properties and the
+comparison with a baseline are derived from that declaration. A user's test
 asserts on an answer with ``assert_tool_calls`` (imported on first use, like the response types: they
 need YAML and jsonschema). Names not listed in ``__all__`` are internal and may change.
 
@@ -64,6 +65,18 @@ if TYPE_CHECKING:
         failure_kind_line,
         has_tool_markup,
     )
+    from pytest_toolcall.core.protocol.metrics import (
+        Column,
+        Group,
+        Metrics,
+        Overall,
+        Rows,
+        block_metrics,
+        derive_block,
+        gate_names,
+        group_shares,
+        metric_value,
+    )
     from pytest_toolcall.core.protocol.options import Option, parse_choices, parse_number, usage_error
     from pytest_toolcall.core.protocol.tables import (
         Part,
@@ -79,6 +92,7 @@ if TYPE_CHECKING:
     from pytest_toolcall.core.stats.comparison import compare_metric, compare_metrics, mcnemar_exact, unit_weights
     from pytest_toolcall.core.stats.estimates import pass_hat_k, wilson
     from pytest_toolcall.core.stats.intervals import accuracy_interval, as_list, category_fields, repeat_fields
+    from pytest_toolcall.core.stats.repeats import MAJORITY, MEAN, PASS_HAT_K, Reducer
 
 #: Where each name lives. Imported on first use (``__getattr__``): a benchmark's light declaration
 #: module imports ``Option`` from here in every pytest run, and must not pay for the rest.
@@ -124,6 +138,16 @@ _WHERE = {
     "failure_kind_counts": "pytest_toolcall.core.protocol.failure_kinds",
     "failure_kind_line": "pytest_toolcall.core.protocol.failure_kinds",
     "has_tool_markup": "pytest_toolcall.core.protocol.failure_kinds",
+    "Column": "pytest_toolcall.core.protocol.metrics",
+    "Group": "pytest_toolcall.core.protocol.metrics",
+    "Metrics": "pytest_toolcall.core.protocol.metrics",
+    "Overall": "pytest_toolcall.core.protocol.metrics",
+    "Rows": "pytest_toolcall.core.protocol.metrics",
+    "block_metrics": "pytest_toolcall.core.protocol.metrics",
+    "derive_block": "pytest_toolcall.core.protocol.metrics",
+    "gate_names": "pytest_toolcall.core.protocol.metrics",
+    "group_shares": "pytest_toolcall.core.protocol.metrics",
+    "metric_value": "pytest_toolcall.core.protocol.metrics",
     "Option": "pytest_toolcall.core.protocol.options",
     "parse_choices": "pytest_toolcall.core.protocol.options",
     "parse_number": "pytest_toolcall.core.protocol.options",
@@ -150,6 +174,10 @@ _WHERE = {
     "as_list": "pytest_toolcall.core.stats.intervals",
     "category_fields": "pytest_toolcall.core.stats.intervals",
     "repeat_fields": "pytest_toolcall.core.stats.intervals",
+    "MAJORITY": "pytest_toolcall.core.stats.repeats",
+    "MEAN": "pytest_toolcall.core.stats.repeats",
+    "PASS_HAT_K": "pytest_toolcall.core.stats.repeats",
+    "Reducer": "pytest_toolcall.core.stats.repeats",
 }
 
 _LAZY = {
@@ -184,6 +212,21 @@ __all__ = [
     "ChatResponse",
     "Model",
     "RequestError",
+    # metrics, declared
+    "Metrics",
+    "Rows",
+    "Column",
+    "Group",
+    "Overall",
+    "Reducer",
+    "MEAN",
+    "PASS_HAT_K",
+    "MAJORITY",
+    "gate_names",
+    "derive_block",
+    "group_shares",
+    "block_metrics",
+    "metric_value",
     # metrics blocks
     "BlockError",
     "accuracy_block",

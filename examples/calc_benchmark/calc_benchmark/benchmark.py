@@ -3,19 +3,31 @@ only ``pytest_toolcall.api``.
 
 Each sample is an arithmetic question; the model is given two tools (``add``, ``multiply``) and
 passes when it calls the right one with the right operands. A benchmark implements loading (with
-problems naming file and line), the plan of a unit and its scoring; ``--toolcall-limit``, the metrics
-block (accuracy per operation with its interval, OVERALL, repeats), the summary table, the gate
-names (``calc.overall``, ``calc.add``, ``calc.multiply``), JUnit properties, the comparison with a
-baseline, merge and the HTML report all come from the protocol's defaults.
+problems naming file and line), the plan of a unit and its scoring, and declares its rows (the two
+operations); ``--toolcall-limit``, the metrics block (accuracy per operation with its interval,
+OVERALL, repeats), the summary table, the gate names (``calc.overall``, ``calc.add``,
+``calc.multiply``), JUnit properties, the comparison with a baseline, merge and the HTML report are
+derived from that declaration.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
-from pytest_toolcall.api import Benchmark, ChatRequest, Loaded, Models, Plan, Requests, Unit, Verdict
+from pytest_toolcall.api import (
+    Benchmark,
+    ChatRequest,
+    Loaded,
+    Metrics,
+    Models,
+    Plan,
+    Requests,
+    Rows,
+    Unit,
+    Verdict,
+)
 
 from .options import OPTIONS
 
@@ -41,7 +53,7 @@ TOOLS = [
 class Calc(Benchmark):
     name = "calc"
     options = OPTIONS  # declared in options.py, which pytest reads without importing this module
-    gate_metrics: ClassVar[tuple[str, ...]] = ("overall", *OPERATIONS)
+    metrics = Metrics(rows=(Rows(names=OPERATIONS),))
 
     def __init__(self, settings: Any) -> None:
         super().__init__(settings)

@@ -30,6 +30,7 @@ from pytest_toolcall.api import (
     usage_error,
 )
 from pytest_toolcall.benchmarks.tau2.environment import DATA, DOMAINS
+from pytest_toolcall.benchmarks.tau2.metrics import METRICS
 from pytest_toolcall.benchmarks.tau2.options import OPTIONS
 
 COMMIT = "a2c0247"
@@ -40,7 +41,8 @@ LEADERBOARD = {"airline": "base", "retail": "base", "telecom": "base"}
 SIMULATION_COST = 30.0
 NO_USER = (
     "a τ²-bench simulation needs a user simulator: pass --toolcall-user-model=NAME "
-    "(and --toolcall-user-base-url=URL if it is served elsewhere)"
+    "(and --toolcall-user-base-url=URL if it is served elsewhere), or re-grade results files with "
+    "--toolcall-tau2-results"
 )
 
 
@@ -58,13 +60,13 @@ class Outcome:
 
 class Tau2(Benchmark):
     name = "tau2"
+    metrics = METRICS
     markers: ClassVar[Mapping[str, str]] = {
         "airline": "τ²-bench airline domain",
         "retail": "τ²-bench retail domain",
         "telecom": "τ²-bench telecom domain",
     }
     options = OPTIONS
-    gate_metrics: ClassVar[tuple[str, ...]] = ("overall", "<domain>", "<domain>.pass_hat_<k>")
     #: The official sampling of the agent and the user simulator (``DEFAULT_LLM_ARGS_*`` at a2c0247):
     #: temperature 0, no token cap; the run's --toolcall-temperature/--toolcall-max-tokens replace it.
     sampling: ClassVar[Mapping[str, Any]] = {"temperature": 0.0}
@@ -85,6 +87,12 @@ class Tau2(Benchmark):
         self.judge_model = option("judge-model") or None
         self.judge_base_url = option("judge-base-url") or settings.base_url
         self.judge_api_key_env = option("judge-api-key-env") or settings.api_key_env
+
+    def read_inputs(self) -> None:
+        """A live run without a user simulator would skip every simulation: refused before any
+        request (the oracle plays the user from the task when none is named)."""
+        if not self.results_files and not self.user_model and not self.settings.is_oracle:
+            raise usage_error("user-model", NO_USER)
 
     def other_models(self) -> tuple[OtherModel, ...]:
         models = []
@@ -208,6 +216,7 @@ class Tau2(Benchmark):
     # --- scoring ---------------------------------------------------------------------------------
 
     def score(self, unit: Unit, answer: Any) -> Verdict:
+        from pytest_toolcall.benchmarks.tau2.evaluation import failures
         from pytest_toolcall.benchmarks.tau2.transcript import format_transcript
 
         outcome: Outcome = answer
@@ -235,26 +244,22 @@ class Tau2(Benchmark):
         if reward.reward == 1.0:
             return Verdict(True, fields=fields)
         why = reward.note or f"components at 0: {', '.join(failed)}"
+        differed = failures(reward)
+        if differed:
+            fields["failed_checks"] = differed
+            # The first difference on the item's line; every one of them in the message and the record.
+            why += f" ({differed[0]}{f'; and {len(differed) - 1} more' if len(differed) > 1 else ''})"
         brief = f"reward {reward.reward:g}: {why}"
-        return Verdict(False, f"{brief}\n\ntranscript:\n{format_transcript(outcome.messages)}", fields, brief=brief)
+        what = "".join(f"\n  {line}" for line in differed)
+        message = f"{brief}\n\nwhat differed:{what}\n\n" if differed else f"{brief}\n\n"
+        return Verdict(False, f"{message}transcript:\n{format_transcript(outcome.messages)}", fields, brief=brief)
 
     # --- results ---------------------------------------------------------------------------------
-
-    def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        from pytest_toolcall.benchmarks.tau2.metrics import tau2_metrics
-
-        return {"tau2": tau2_metrics(records)} if records else {}
 
     def summary_parts(self, name: str, block: dict[str, Any]) -> list[Part]:
         from pytest_toolcall.benchmarks.tau2.metrics import summary_parts
 
         return summary_parts(block)
-
-    @classmethod
-    def claims_metric(cls, name: str) -> bool:
-        from pytest_toolcall.benchmarks.tau2.metrics import claims
-
-        return claims(name)
 
 
 @functools.cache

@@ -24,13 +24,13 @@ import functools
 import importlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import EntryPoint, distributions
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_toolcall.config.run_options import OPTIONS
-from pytest_toolcall.core.protocol.benchmark import is_module_nodeid
+from pytest_toolcall.core.protocol.nodeids import is_module_nodeid
 from pytest_toolcall.core.protocol.options import Option, dest_of
 
 if TYPE_CHECKING:
@@ -82,10 +82,27 @@ def _reserved() -> dict[str, str]:
     return {dest_of(name): "the run options" for option in OPTIONS for name in (option.name, *option.aliases)}
 
 
+def entry_points() -> dict[str, dict[str, EntryPoint]]:
+    """Group -> name -> entry point, of the two groups, from every installed distribution: the first
+    on the path wins a name. One pass that parses only the entry points of distributions that have
+    ours (``importlib.metadata.entry_points`` parses every distribution's, for each group asked): this
+    runs in every pytest process."""
+    found: dict[str, dict[str, EntryPoint]] = {GROUP: {}, DECLARATIONS: {}}
+    for distribution in distributions():
+        text = distribution.read_text("entry_points.txt")
+        if not text or "[pytest_toolcall." not in text:
+            continue
+        for point in distribution.entry_points:
+            if point.group in found:
+                found[point.group].setdefault(point.name, point)
+    return found
+
+
 @functools.cache
 def installation() -> Installation:
-    points = sorted(entry_points(group=GROUP), key=lambda p: (not p.value.startswith(BUILT_IN), p.name))
-    declarations = {p.name: p for p in entry_points(group=DECLARATIONS)}
+    groups = entry_points()
+    points = sorted(groups[GROUP].values(), key=lambda p: (not p.value.startswith(BUILT_IN), p.name))
+    declarations = groups[DECLARATIONS]
     found = Installation({}, {}, {}, {})
     taken = _reserved()
     for point in points:

@@ -21,7 +21,7 @@ import pytest
 
 from pytest_toolcall.config import registry
 from pytest_toolcall.config.run_options import DEFAULT_BENCH, OPTIONS
-from pytest_toolcall.core.protocol.benchmark import is_module_nodeid
+from pytest_toolcall.core.protocol.nodeids import is_module_nodeid
 from pytest_toolcall.core.protocol.options import Option, one_of, parse_choices, parse_number, usage_error
 from pytest_toolcall.core.safety.urls import redact_url
 

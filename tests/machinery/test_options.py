@@ -20,7 +20,7 @@ from pytest_toolcall.config import registry
 from pytest_toolcall.config.settings import Settings, all_options
 from pytest_toolcall.results import gate
 
-REAL_ENTRY_POINTS = importlib.metadata.entry_points
+REAL_ENTRY_POINTS = registry.entry_points
 
 BENCHMARK = """
 from pytest_toolcall.api import Benchmark, Loaded, Option, Requests, Verdict
@@ -51,8 +51,11 @@ def fake_installation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
     monkeypatch.syspath_prepend(str(tmp_path))
     extra: dict[str, list[importlib.metadata.EntryPoint]] = {registry.GROUP: [], registry.DECLARATIONS: []}
 
-    def fake(group: str) -> list[importlib.metadata.EntryPoint]:
-        return [*REAL_ENTRY_POINTS(group=group), *extra.get(group, [])]
+    def fake() -> dict[str, dict[str, importlib.metadata.EntryPoint]]:
+        found = REAL_ENTRY_POINTS()
+        for group, points in extra.items():
+            found[group].update((point.name, point) for point in points)
+        return found
 
     def add(
         name: str,

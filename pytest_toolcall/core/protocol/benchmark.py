@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol, final
 
 from pytest_toolcall.core.protocol.metrics import Metrics
+from pytest_toolcall.core.protocol.nodeids import MODULE_NODEID
+from pytest_toolcall.core.protocol.nodeids import is_module_nodeid as is_module_nodeid  # (for the runner)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -30,9 +32,6 @@ if TYPE_CHECKING:
     from pytest_toolcall.core.protocol.options import BenchmarkSettings, Option
     from pytest_toolcall.core.protocol.tables import Part
     from pytest_toolcall.core.protocol.types import ChatRequest, Model
-
-#: The node id of the module node that holds every benchmark item.
-MODULE_NODEID = "toolcall"
 
 
 @dataclass(frozen=True)
@@ -93,12 +92,6 @@ class Unit:
             "repeat": self.attempt or 1,
             **self.fields,
         }
-
-
-def is_module_nodeid(nodeid: str) -> bool:
-    """Whether a node id is of the ``toolcall`` module node (a benchmark item, a data problem, a
-    benchmark's function): never a path pytest could open."""
-    return nodeid.startswith(f"{MODULE_NODEID}::")
 
 
 # --- what to ask ------------------------------------------------------------------------------

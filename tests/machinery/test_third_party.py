@@ -186,3 +186,29 @@ def test_an_unused_installation_imports_no_benchmark(folder: Path) -> None:
     assert benchmark_modules and all(m.endswith(("options", "conformance_options")) for m in benchmark_modules)
     assert not {"pydantic", "yaml", "jsonschema", "openai", "tabulate", "mpmath", "re2", "httpx"} & added
     assert len(ours) <= 30, ours  # 27 when written: the plugin, config/, two protocol modules, declarations
+
+
+def test_a_run_imports_only_the_benchmarks_it_selects(folder: Path) -> None:
+    result = run(
+        None,
+        folder,
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--toolcall-model=oracle",
+        "--toolcall-bench=general_fc",
+        "--toolcall-limit=1",
+        code=MODULES,
+    )
+    assert "1 passed" in result.stdout, result.stdout + result.stderr
+    (line,) = [line for line in result.stdout.splitlines() if line.startswith("MODULES ")]
+    modules = set(json.loads(line.removeprefix("MODULES ")))
+    assert "pytest_toolcall.benchmarks.general_fc.benchmark" in modules
+    # τ²-bench and BFCL are installed, not selected: neither they nor pydantic are imported.
+    assert not {
+        m for m in modules if m.startswith(("pytest_toolcall.benchmarks.tau2.", "pytest_toolcall.benchmarks.bfcl."))
+    } - {
+        "pytest_toolcall.benchmarks.tau2.options",
+        "pytest_toolcall.benchmarks.bfcl.options",
+    }
+    assert "pydantic" not in modules and "mpmath" not in modules

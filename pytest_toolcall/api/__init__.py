@@ -19,14 +19,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pytest_toolcall.config.settings import ORACLE, Settings
+    from pytest_toolcall.config.settings import Settings
     from pytest_toolcall.core.protocol.benchmark import (
         Benchmark,
         DataError,
         Dialogue,
         Loaded,
         Models,
-        OtherModel,
         Plan,
         Requests,
         Skip,
@@ -88,7 +87,7 @@ if TYPE_CHECKING:
         pass_hat,
         render,
     )
-    from pytest_toolcall.core.protocol.types import ChatRequest, ChatResponse, Model, RequestError
+    from pytest_toolcall.core.protocol.types import ChatRequest, ChatResponse, Model, RequestError, Role
     from pytest_toolcall.core.stats.comparison import compare_metric, compare_metrics, mcnemar_exact, unit_weights
     from pytest_toolcall.core.stats.estimates import pass_hat_k, wilson
     from pytest_toolcall.core.stats.intervals import accuracy_interval, as_list, category_fields, repeat_fields
@@ -97,14 +96,12 @@ if TYPE_CHECKING:
 #: Where each name lives. Imported on first use (``__getattr__``): a benchmark's light declaration
 #: module imports ``Option`` from here in every pytest run, and must not pay for the rest.
 _WHERE = {
-    "ORACLE": "pytest_toolcall.config.settings",
     "Settings": "pytest_toolcall.config.settings",
     "Benchmark": "pytest_toolcall.core.protocol.benchmark",
     "DataError": "pytest_toolcall.core.protocol.benchmark",
     "Dialogue": "pytest_toolcall.core.protocol.benchmark",
     "Loaded": "pytest_toolcall.core.protocol.benchmark",
     "Models": "pytest_toolcall.core.protocol.benchmark",
-    "OtherModel": "pytest_toolcall.core.protocol.benchmark",
     "Plan": "pytest_toolcall.core.protocol.benchmark",
     "Requests": "pytest_toolcall.core.protocol.benchmark",
     "Skip": "pytest_toolcall.core.protocol.benchmark",
@@ -164,6 +161,7 @@ _WHERE = {
     "ChatResponse": "pytest_toolcall.core.protocol.types",
     "Model": "pytest_toolcall.core.protocol.types",
     "RequestError": "pytest_toolcall.core.protocol.types",
+    "Role": "pytest_toolcall.core.protocol.types",
     "compare_metric": "pytest_toolcall.core.stats.comparison",
     "compare_metrics": "pytest_toolcall.core.stats.comparison",
     "mcnemar_exact": "pytest_toolcall.core.stats.comparison",
@@ -195,14 +193,12 @@ __all__ = [
     "Dialogue",
     "Loaded",
     "Models",
-    "OtherModel",
     "Plan",
     "Requests",
     "Skip",
     "Unit",
     "Verdict",
     "Option",
-    "ORACLE",
     "Settings",
     "parse_choices",
     "parse_number",
@@ -212,6 +208,7 @@ __all__ = [
     "ChatResponse",
     "Model",
     "RequestError",
+    "Role",
     # metrics, declared
     "Metrics",
     "Rows",

@@ -25,7 +25,8 @@ OPTIONS = (
     ),
     Option(
         "judge-model",
-        "LLM judge of the benchmarks that need one (τ²-bench NL assertions; official: gpt-4.1-2025-04-14)",
+        "LLM judge of what no rule scores (τ²-bench NL assertions; official: gpt-4.1-2025-04-14; default: none, "
+        "those parts are not measured)",
         metavar="NAME",
         names_model=True,
     ),

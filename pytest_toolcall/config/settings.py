@@ -25,7 +25,6 @@ from pytest_toolcall.core.protocol.nodeids import is_module_nodeid
 from pytest_toolcall.core.protocol.options import Option, one_of, parse_choices, parse_number, usage_error
 from pytest_toolcall.core.safety.urls import redact_url
 
-ORACLE = "oracle"
 MODES = ("read-write", "reuse", "read-only", "replay", "off")
 #: The modes that write what arrives to the store.
 WRITING_MODES = ("read-write", "reuse")
@@ -125,12 +124,22 @@ class Settings:
 
     @property
     def is_oracle(self) -> bool:
-        return self.model == ORACLE
+        """Whether the model under test is the built-in oracle."""
+        from pytest_toolcall.model import oracle  # (not at import: this module is read in every pytest run)
+
+        return oracle.chooses(self.model)
 
     @property
     def sends_requests(self) -> bool:
         """Whether a model of this run is reached over the network."""
-        return self.cache_mode != "replay" and any(m != ORACLE for m in (self.model, *self.other_models))
+        return self.cache_mode != "replay" and not self.only_oracle
+
+    @property
+    def only_oracle(self) -> bool:
+        """Whether every model this run names is the oracle (nothing to send, nothing to store)."""
+        from pytest_toolcall.model import oracle
+
+        return all(oracle.chooses(m) for m in (self.model, *self.other_models))
 
     @property
     def api_key(self) -> str | None:

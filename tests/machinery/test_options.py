@@ -237,6 +237,43 @@ def test_each_built_in_declares_its_official_sampling() -> None:
         assert dict(registry.benchmark_class(name).sampling) == {}, name
 
 
+@pytest.mark.parametrize(
+    ("benchmark", "before_request", "now_request"),
+    [
+        # ACEBench: the run's defaults were its values, its requests set none of their own.
+        ("acebench", {}, {}),
+        # Its agent dialogues set their own, over the run's then, over the benchmark's now.
+        ("acebench", {"temperature": 0.001, "top_p": 1, "max_tokens": 1000}, None),
+        # BFCL and τ²-bench set theirs on every request, the run's defaults under them.
+        ("bfcl", {"temperature": 0.001, "max_tokens": None}, {}),
+        ("tau2", {"temperature": 0.0, "max_tokens": None}, {}),
+    ],
+)
+def test_a_built_ins_requests_keep_their_store_keys(
+    benchmark: str, before_request: dict[str, object], now_request: dict[str, object] | None
+) -> None:
+    """Answers stored before sampling moved onto the benchmarks are found again: a request's key
+    (``model.store.request_key``) over what it was sent with is the same."""
+    from pytest_toolcall.core.protocol.types import ChatRequest
+    from pytest_toolcall.model.store import request_key
+
+    messages = [{"role": "user", "content": "hi"}]
+    # Before: the run's sampling (the options' defaults, ACEBench's values) under the request's own.
+    before = request_key(
+        "m",
+        None,
+        ChatRequest(messages, sampling=before_request),
+        {"temperature": 0.7, "max_tokens": 1200, "extra_body": {}},
+    )
+    # Now: nothing given for the run; the unit's model adds the benchmark's sampling under the request's.
+    settings = Settings.from_raw({"model": "m", "bench": benchmark})
+    assert settings is not None
+    own = before_request if now_request is None else now_request
+    sent = {**settings.sampling_for(registry.benchmark_class(benchmark).sampling), **own}
+    run_level = {"temperature": settings.temperature, "max_tokens": settings.max_tokens, "extra_body": {}}
+    assert request_key("m", None, ChatRequest(messages, sampling=sent), run_level) == before
+
+
 # --- gate names ------------------------------------------------------------------------------------
 
 

@@ -9,6 +9,7 @@ need YAML and jsonschema). Names not listed in ``__all__`` are internal and may 
 
 Submodules, each with its own ``__all__``: ``api.text`` (inert text for messages), ``api.files``
 (capped file and report reading), ``api.jsonl`` (JSON Lines with file:line problems),
+``api.door`` (input from outside: secrets masked, depth and size bounded, types checked),
 ``api.literals`` (the capped literal interpreter), ``api.patterns`` (linear-time regular
 expressions), ``api.statistics`` (intervals, repeats, paired comparisons), ``api.native`` (tool
 schemas and tool-call validation).

@@ -14,6 +14,7 @@ import pytest
 from pytest_toolcall import __version__
 from pytest_toolcall.config.registry import is_benchmark_nodeid
 from pytest_toolcall.core.protocol.blocks import BlockError
+from pytest_toolcall.core.safety.text import inert
 from pytest_toolcall.core.safety.urls import redact_url
 from pytest_toolcall.results import gate, github, report, summary
 from pytest_toolcall.results.identity import file_hashes, run_identity
@@ -183,7 +184,13 @@ class RunEnd:
             tr.write_line(f"toolcall HTML diff against the baseline: {diff_path(s.html)}")
         for failure in result.output_failures:
             tr.write_line(f"toolcall: {failure}", red=True, bold=True)
-        lost, why = self.run.store_lost
+        lost, why, ignored, ignore_why = self.run.store_lost
+        if ignored:
+            tr.write_line(
+                f"toolcall: response store: {ignored} stored row(s) ignored ({inert(ignore_why, 200)}): "
+                "each was taken as not stored, and its unit asked again",
+                yellow=True,
+            )
         if lost:
             tr.write_line(
                 f"toolcall: response store: {lost} answer(s) not kept ({why}): "

@@ -103,6 +103,7 @@ def hand(work: Work, job: Job, record: dict[str, Any]) -> Handed:
 def _answer(work: Work, job: Job, record: dict[str, Any]) -> Any:
     """What the model answered to the item's plan: the responses of its requests, or what its
     dialogue returned."""
+    failed = ""
     try:
         answer = job.result()
     except BudgetExhausted as exc:
@@ -117,11 +118,13 @@ def _answer(work: Work, job: Job, record: dict[str, Any]) -> Any:
         work.stop(str(exc))
         _keep_usage(job, record)
         record.update(error=inert(exc), stopped=True)
-        pytest.fail(f"request failed: {inert(exc)}", pytrace=False)
+        failed = f"request failed: {inert(exc)}"
     except RequestError as exc:
         _keep_usage(job, record)
         record["error"] = inert(exc)
-        pytest.fail(f"request failed: {inert(exc)}", pytrace=False)
+        failed = f"request failed: {inert(exc)}"
+    if failed:  # (outside the handler: the error is said once, not again as its context)
+        pytest.fail(failed, pytrace=False)
     if isinstance(answer, Skip):
         if work.stopped is not None and answer.reason.startswith("not sent:"):
             record["stopped"] = True

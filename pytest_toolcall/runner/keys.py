@@ -58,7 +58,7 @@ STORE_RUN_INPUT = "toolcall_store_run"
 NODEIDS_INPUT = "toolcall_nodeids"
 #: A worker's ``workeroutput``: what it selected before sharding (``shards.Selection.as_dict``).
 SELECTION_OUTPUT = "toolcall_selection"
-#: A worker's ``workeroutput``: its store losses, [answers not kept, why].
+#: A worker's ``workeroutput``: its store losses, [answers not kept, why, stored rows ignored, why].
 STORE_LOST = "toolcall_store_lost"
 #: A worker's ``workeroutput``: the usage entries of its requests that belong to no unit.
 OTHER_REQUESTS = "toolcall_other_requests"

@@ -17,14 +17,17 @@ from pytest_toolcall.config.settings import Settings
 from pytest_toolcall.core.protocol.benchmark import Benchmark, Unit
 from pytest_toolcall.core.protocol.options import usage_error
 from pytest_toolcall.core.protocol.types import Role
+from pytest_toolcall.core.safety import door
+from pytest_toolcall.core.safety.files import clash
 from pytest_toolcall.core.safety.urls import redact_url
+from pytest_toolcall.model.store import STORE_FILE
 from pytest_toolcall.results import gate, report
 from pytest_toolcall.results.baseline import BaselineError, load_baseline
 from pytest_toolcall.results.records import RecordCollector
 from pytest_toolcall.runner import collect, compat, selection, shards
 from pytest_toolcall.runner.keys import CATALOG, WORK
 from pytest_toolcall.runner.models import role_endpoints
-from pytest_toolcall.runner.store_setup import check_store
+from pytest_toolcall.runner.store_setup import check_store, store_dir
 from pytest_toolcall.runner.work import Work
 
 
@@ -68,6 +71,7 @@ class Run:
         problem = gate.threshold_problem(self.gate.thresholds, benchmarks)
         if problem is not None:
             raise pytest.UsageError(f"--toolcall-fail-under: {problem}")
+        register_secrets(settings)  # (in every process, before any input is read)
         for benchmark in benchmarks.values():  # (in every process: workers score with what is read)
             benchmark.read_inputs()
         if not self.is_worker and not config.option.collectonly:  # collecting sends nothing
@@ -85,7 +89,7 @@ class Run:
         self.output_failures: list[str] = []  # outputs that could not be written at the end
         #: Answers the store could not keep (summed over every process of the run) and why the first
         #: could not.
-        self.store_lost: list[Any] = [0, ""]
+        self.store_lost: list[Any] = [0, "", 0, ""]
         #: The usage entries of requests that belong to no unit (``Answers.other_requests``), of every
         #: process of the run.
         self.other_requests: list[dict[str, Any]] = []
@@ -101,8 +105,10 @@ class Run:
         for name, benchmark in self.benchmarks.items():
             benchmark.check_selected(unit for unit in units() if unit.benchmark == name)
 
-    def add_store_losses(self, count: int, problem: str) -> None:
-        self.store_lost = [self.store_lost[0] + count, self.store_lost[1] or problem]
+    def add_store_losses(self, count: int, problem: str, ignored: int = 0, ignore_problem: str = "") -> None:
+        """Add a process's answers not kept and stored rows ignored (``Answers.store_losses``)."""
+        lost, why, skipped, skip_why = self.store_lost
+        self.store_lost = [lost + count, why or problem, skipped + ignored, skip_why or ignore_problem]
 
     @property
     def catalog(self) -> collect.Catalog:
@@ -124,6 +130,16 @@ class Run:
         self.output_failures.append(f"{what} not written to {path}: {reason}")
         if session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def register_secrets(settings: Settings) -> None:
+    """Hand the door the run's secrets: the key and URL credentials of every model the run may reach
+    (the one under test, a user simulator, a judge). From now on no input carries them further."""
+    door.add_secret(settings.api_key)
+    door.add_url(settings.base_url)
+    for model in role_endpoints(settings).values():
+        door.add_secret(os.environ.get(model.api_key_env) if model.api_key_env else None)
+        door.add_url(model.base_url)
 
 
 def check_api_keys(settings: Settings, benchmarks: Iterable[Benchmark]) -> None:
@@ -162,6 +178,39 @@ def check_outputs(config: pytest.Config, settings: Settings) -> None:
     given = [Path(p).expanduser().absolute() for _, p in outputs if p] + ([Path(xmlpath).absolute()] if xmlpath else [])
     if len(set(given)) != len(given):
         raise pytest.UsageError("--toolcall-report, --toolcall-html and --junitxml must name different files")
+    named = [(f"--toolcall-{name}", Path(path).expanduser()) for name, path in outputs if path]
+    named += [("--junitxml", Path(xmlpath).expanduser())] if xmlpath else []
+    problem = clash(named, run_inputs(config, settings))
+    if problem is not None:
+        raise pytest.UsageError(problem)
+
+
+def run_inputs(config: pytest.Config, settings: Settings) -> list[tuple[str, Path]]:
+    """What a run reads that an output must never be written over: the baseline, every file an
+    option names (a reference report, a results file, a data file), the paths given as arguments,
+    the response store, and the users' files (case files) an output's own name would make one of."""
+    inputs: list[tuple[str, Path]] = []
+    if settings.baseline is not None:
+        inputs.append(("--toolcall-baseline", settings.baseline))
+    for name, value in settings.raw.items():
+        if name in ("report", "html") or not isinstance(value, str):
+            continue
+        for part in value.split(","):
+            candidate = Path(part.strip()).expanduser()
+            if part.strip() and candidate.is_file():
+                inputs.append((f"--toolcall-{name}", candidate))
+    for argument in config.args:
+        candidate = Path(str(argument).partition("::")[0])
+        if candidate.is_file():
+            inputs.append(("a path given to pytest", candidate))
+    suffixes = tuple(s for cls in registry.benchmark_classes().values() for s in cls.file_suffixes)
+    for path in (settings.report, settings.html, getattr(config.option, "xmlpath", None)):
+        if path and suffixes and str(path).endswith(suffixes) and Path(path).is_file():
+            inputs.append(("a case file of the run", Path(path)))
+    folder = store_dir(config, settings) if settings.cache is not None else None
+    if folder is not None:
+        inputs.append(("the response store", folder / STORE_FILE))
+    return inputs
 
 
 def now() -> str:

@@ -40,12 +40,15 @@ class ProcessStore:
         if self._store is None:
             folder = store_dir(self.config, self.settings)
             if folder is not None:
+                path, writes = folder / STORE_FILE, self.settings.cache_mode in WRITING_MODES
                 try:
-                    self._store = ResponseStore(
-                        folder / STORE_FILE, self.settings.cache_mode in WRITING_MODES, self.policy()
-                    )
+                    self._store = ResponseStore(path, writes, self.policy())
                 except StoreError as exc:
-                    raise RequestError(f"response store: {exc}") from None
+                    if not writes:
+                        raise RequestError(f"response store: {exc}") from None
+                    # It opened at start-up (``check_store``), and not now (the disk filled since):
+                    # the run goes on without it, and its end says how many answers were not kept.
+                    self._store = ResponseStore.unusable(path, str(exc).removeprefix(f"{path}: "), self.policy())
         return self._store
 
     def policy(self) -> ReusePolicy:
@@ -57,10 +60,13 @@ class ProcessStore:
         other_runs = s.cache_mode in ("reuse", "read-only", "replay") or last_failed
         return ReusePolicy(run_id=run_id, other_runs=other_runs, max_age_s=s.cache_max_age)
 
-    def losses(self) -> tuple[int, str]:
-        """How many answers this process could not write to the store, and why the first could not."""
+    def losses(self) -> tuple[int, str, int, str]:
+        """How many answers this process could not write to the store, and why the first could not;
+        how many stored rows it ignored (the door refused them), and why the first was."""
         store = self._store
-        return (store.not_kept, store.write_problem) if store is not None else (0, "")
+        if store is None:
+            return (0, "", 0, "")
+        return (store.not_kept, store.write_problem, store.ignored, store.ignore_problem)
 
     def close(self) -> None:
         if self._store is not None:
@@ -99,6 +105,8 @@ def check_store(config: pytest.Config, settings: Settings) -> str:
     try:
         if writes and not config.option.collectonly:
             config.stash[STORE_RUN], _ = store.begin_run(selection_digest(config, settings))
+    except StoreError as exc:
+        raise pytest.UsageError(f"--toolcall-cache: {exc}") from None
     finally:
         store.close()
     return f"{store.path}: {store.repaired}" if store.repaired else ""

@@ -27,7 +27,7 @@ import jsonschema
 import yaml
 from jsonschema.exceptions import best_match
 
-from pytest_toolcall.api import jsonl
+from pytest_toolcall.api import door, jsonl, patterns
 from pytest_toolcall.api.files import read_regular_file
 from pytest_toolcall.api.native import schema_problem
 from pytest_toolcall.api.text import clip
@@ -148,6 +148,11 @@ def read_case_file(path: str | Path, servers: ServerPool | None = None, name: st
         document, lines = _read_jsonl(name, text)
     else:
         document, lines = _read_yaml(name, text)
+    # Through the door: no deeper than a YAML file may be (a JSON line can be), the run's keys masked.
+    try:
+        document = door.redact(door.check_depth(document, "the file", MAX_YAML_DEPTH))
+    except door.Refused as exc:
+        raise CaseFileError(name, 1, str(exc)) from None
     return _build(name, document, lines, servers)
 
 
@@ -216,7 +221,11 @@ _CaseLoader.add_implicit_resolver(
 
 
 def _read_yaml(name: str, text: str) -> tuple[Any, _Lines]:
-    loader = _CaseLoader(text)
+    try:  # (the reader refuses control characters, such as an ESC, as it is made)
+        loader = _CaseLoader(text)
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        raise CaseFileError(name, line, f"invalid YAML: character {exc.character!r} is not allowed") from None
     try:
         node = loader.get_single_node()
         if node is None:
@@ -233,6 +242,8 @@ def _read_yaml(name: str, text: str) -> tuple[Any, _Lines]:
         raise CaseFileError(name, line, f"invalid YAML: {problem}") from None
     except yaml.YAMLError as exc:
         raise CaseFileError(name, 1, f"invalid YAML: {exc}") from None
+    except ValueError as exc:  # a number beyond Python's digit limit (constructed without a mark)
+        raise CaseFileError(name, 1, f"invalid YAML: {clip(str(exc), 120)}") from None
     finally:
         loader.dispose()
     return document, _node_lines(node)
@@ -564,7 +575,12 @@ def _semantic_expect_problem(expect: dict[str, Any], declared: set[str] | None =
 
 
 def _semantic_expect_problems(expect: dict[str, Any], declared: set[str] | None = None) -> Iterator[str]:
-    """What the schema cannot check: declared tool names and compiling regexes."""
+    """What the schema cannot check: declared tool names, compiling regexes of a sane size."""
+    for pattern in _regexes(expect):  # every $regex, at any place (calls, any_of, trajectory, final)
+        problem = patterns.size_problem(pattern) if isinstance(pattern, str) else ""
+        if problem:
+            yield f"$regex {clip(pattern, 60)}: too large: {problem}"
+            return  # (nothing compiles it, below)
     for call in _expected_calls(expect):
         if declared is not None and call["name"] not in declared:
             known = ", ".join(sorted(declared)) or "none"

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pytest_toolcall.core.safety.door import MAX_REPORT_DEPTH, redact, too_deep
 from pytest_toolcall.core.safety.files import read_regular_file
 
 #: The ``schema`` of every JSON report this version writes (and the only one it reads).
@@ -74,11 +75,13 @@ def read_json(path: Path, what: str = "JSON report") -> Any:
         data = read_regular_file(path, MAX_REPORT_BYTES, what)
     except OSError as exc:
         raise ReportError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    refused = False
     try:
         text = data.decode("utf-8")
         try:
-            return json.loads(text, parse_int=_integer, parse_float=_number, parse_constant=_constant)
+            document = json.loads(text, parse_int=_integer, parse_float=_number, parse_constant=_constant)
         except _Insane:
+            refused = True
             document = json.loads(text, parse_int=_kept_integer, parse_float=_kept_number, parse_constant=_Unreadable)
     except UnicodeDecodeError:
         raise ReportError(f"{path}: not a pytest-toolcall {what} (not UTF-8 text)") from None
@@ -86,8 +89,12 @@ def read_json(path: Path, what: str = "JSON report") -> Any:
         raise ReportError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
     except RecursionError:
         raise ReportError(f"{path}: nested too deep to be a pytest-toolcall {what}") from None
-    where, value = _first_unreadable(document)
-    raise ReportError(f"{path}: {where}: {value!r} is not a finite number of a sane size")
+    if too_deep(document, MAX_REPORT_DEPTH):  # the door's bound: no recursive code meets deeper
+        raise ReportError(f"{path}: nested deeper than {MAX_REPORT_DEPTH} levels: not a pytest-toolcall {what}")
+    if refused:
+        where, value = _first_unreadable(document)
+        raise ReportError(f"{path}: {where}: {value!r} is not a finite number of a sane size")
+    return redact(document)  # the run's keys (none offline): a report from elsewhere may hold them
 
 
 def _kept_integer(text: str) -> Any:

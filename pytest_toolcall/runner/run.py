@@ -203,7 +203,7 @@ def run_inputs(config: pytest.Config, settings: Settings) -> list[tuple[str, Pat
         candidate = Path(str(argument).partition("::")[0])
         if candidate.is_file():
             inputs.append(("a path given to pytest", candidate))
-    suffixes = tuple(s for cls in registry.benchmark_classes().values() for s in cls.file_suffixes)
+    suffixes = registry.collected_file_suffixes()  # (declared: no benchmark is imported for them)
     for path in (settings.report, settings.html, getattr(config.option, "xmlpath", None)):
         if path and suffixes and str(path).endswith(suffixes) and Path(path).is_file():
             inputs.append(("a case file of the run", Path(path)))

@@ -67,6 +67,11 @@ def test_repeats_give_pass_hat_k_and_flaky_cases(pytester: pytest.Pytester, serv
     # pass^k per case: C(c, k) / C(2, k) with c = 2 (steady) and 1 (wobbly), averaged.
     assert block["pass_hat_k"] == pytest.approx({"1": (1 + 1 / 2) / 2, "2": (1 + 0) / 2})
     assert [nodeid.rsplit("::", 1)[1] for nodeid in block["flaky"]] == ["wobbly"]
-    # Two cases, not four attempts: the interval of their mean scores (1 and 1/2) lies between them.
+    # Two cases, not four attempts: the interval is never narrower than two units justify, Wilson's
+    # for 1.5 of 2 (by hand: centre (p + z²/2n)/(1 + z²/n), half-width z·sqrt(p(1-p)/n + z²/4n²)/(1 + z²/n)).
+    z, n, p = 1.96, 2, 0.75
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5 / (1 + z * z / n)
     low, high = block["overall_ci95"]
-    assert 0.5 <= low <= 0.75 <= high <= 1.0
+    assert low <= centre - half + 1e-9 and high >= min(1.0, centre + half) - 1e-9
+    assert abs(low - 0.1979) < 1e-3 and low <= 0.75 <= high <= 1.0

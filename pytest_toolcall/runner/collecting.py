@@ -44,9 +44,18 @@ class Collection:
         return [
             *repaired,
             " ".join(parts),
-            f"toolcall: temperature={s.temperature} max_tokens={s.max_tokens} concurrency={s.concurrency} "
+            f"toolcall: sampling {self.sampling_text()} concurrency={s.concurrency} "
             f"timeout={s.timeout}s max_retries={s.max_retries} cache={s.cache_mode}",
         ]
+
+    def sampling_text(self) -> str:
+        """What the selected benchmarks' requests are sent with: ``acebench(temperature=0.7 max_tokens=1200)``."""
+        s, shown = self.run.settings, []
+        for name in s.benches or tuple(self.run.benchmarks):  # (a run of case files alone: theirs)
+            sent = s.sampling_for(self.run.benchmarks[name].sampling)
+            fields = " ".join(f"{key}={value}" for key, value in sent.items() if value is not None)
+            shown.append(f"{name}({fields or 'none'})")
+        return " ".join(shown) or "none"
 
     @pytest.hookimpl(wrapper=True)
     def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:

@@ -117,7 +117,12 @@ class RunEnd:
             "started_at": run.started_at,
             "finished_at": now(),
             "plugin_version": __version__,
-            "settings": {"temperature": s.temperature, "max_tokens": s.max_tokens, "extra_body": s.extra_body},
+            # What each benchmark's requests were sent with (its own sampling, the run's replacing
+            # it; a request may set more, as ACEBench's agent dialogues do), and the extra body.
+            "settings": {
+                "sampling": {name: s.sampling_for(b.sampling) for name, b in run.benchmarks.items()},
+                "extra_body": s.extra_body,
+            },
             "datasets": {name: benchmark.datasets() for name, benchmark in run.benchmarks.items()},
             "repeat": s.repeat,
             "selected": len(selected),

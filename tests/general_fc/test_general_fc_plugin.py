@@ -241,7 +241,7 @@ def test_both_benchmarks_one_summary(pytester: pytest.Pytester, general_fc_set: 
         (["--toolcall-general-fc=nope.jsonl"], "nope.jsonl: file not found"),
         (
             ["--toolcall-bench=acebench", "--toolcall-general-fc=x.jsonl"],
-            "--toolcall-general-fc: given, but --toolcall-bench does not include",
+            "--toolcall-general-fc-files: given, but --toolcall-bench does not include",
         ),
     ],
 )

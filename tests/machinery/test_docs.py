@@ -95,7 +95,7 @@ def test_options_reference_refuses_a_document_without_its_block() -> None:
 def _shipped_benchmarks() -> set[str]:
     from pytest_toolcall.config import registry
 
-    return {n for n, c in registry.benchmark_classes().items() if c.__module__.startswith("pytest_toolcall.")}
+    return {name for name, declared in registry.declared().items() if declared.built_in}
 
 
 def _commands(workflow: Path) -> list[str]:
@@ -117,7 +117,7 @@ def _commands(workflow: Path) -> list[str]:
 
 @pytest.mark.parametrize("workflow", WORKFLOWS, ids=lambda p: p.name)
 def test_ci_workflow_uses_only_what_exists(workflow: Path) -> None:
-    known = {f"--toolcall-{option.name}" for _, option in all_options()}
+    known = {flag for _, option in all_options() for flag in option.flags}  # aliases too
     commands = _commands(workflow)
     pytest_lines = [c for c in commands if c.startswith("pytest ")]
     tool_lines = [c for c in commands if c.startswith("pytest-toolcall ")]

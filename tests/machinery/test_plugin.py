@@ -232,7 +232,7 @@ def test_header_names_model_data_and_settings(pytester: pytest.Pytester, oracle_
     result.stdout.fnmatch_lines(
         [
             "toolcall: model=oracle endpoint=none (oracle) bench=acebench lang=en acebench=*",
-            "toolcall: temperature=0.7 max_tokens=1200 *",
+            "toolcall: sampling acebench(temperature=0.7 max_tokens=1200) *",
         ]
     )
 

@@ -3,9 +3,8 @@
 generation settings, and judged by the official checker's rules.
 
 Generation settings: BFCL requests carry the official runner's own (temperature 0.001, no
-``max_tokens``), whatever ``--toolcall-temperature`` and ``--toolcall-max-tokens`` say. Those options
-default to ACEBench's official runner values and a run cannot tell a default from a value the user
-typed, so letting them win would make every default BFCL run differ from the official one.
+``max_tokens``: the class's ``sampling``) unless ``--toolcall-temperature`` or
+``--toolcall-max-tokens`` is given, which then replaces it.
 
 A multi-turn entry is one unit too: a dialogue (``Dialogue`` plan) run by the official inference
 loop against simulated backends, graded by the official state and response checks.
@@ -26,7 +25,6 @@ from pytest_toolcall.api import (
     Dialogue,
     Loaded,
     Models,
-    Option,
     Part,
     Plan,
     Requests,
@@ -38,6 +36,7 @@ from pytest_toolcall.api import (
 from pytest_toolcall.api.text import one_line
 from pytest_toolcall.benchmarks.bfcl.data import LIVE, NON_LIVE
 from pytest_toolcall.benchmarks.bfcl.metrics import ALL_CATEGORIES, METRICS, MULTI_TURN
+from pytest_toolcall.benchmarks.bfcl.options import OPTIONS
 
 MODES = ("fc", "prompting")
 #: Groups accepted by ``--toolcall-bfcl-categories`` besides category names.
@@ -66,21 +65,10 @@ class BFCL(Benchmark):
         "multi_turn": "BFCL multi-turn category",
         **{category: f"BFCL category {category}" for category in ALL_CATEGORIES},
     }
-    options = (
-        Option(
-            "bfcl-mode",
-            "BFCL mode: fc (native tool calling) or prompting (the official default system prompt, "
-            "calls written as python text)",
-            default="fc",
-            metavar="MODE",
-        ),
-        Option(
-            "bfcl-categories",
-            "BFCL categories to load, comma-separated: category names, non_live, live, multi_turn or all",
-            default="all",
-            metavar="LIST",
-        ),
-    )
+    options = OPTIONS
+    #: What the official runner sends besides messages and tools (``--temperature 0.001``, no
+    #: ``max_tokens``): the run's --toolcall-temperature/--toolcall-max-tokens replace it when given.
+    sampling: ClassVar[Mapping[str, Any]] = {"temperature": 0.001}
 
     def __init__(self, settings: Any) -> None:
         super().__init__(settings)
@@ -138,9 +126,11 @@ class BFCL(Benchmark):
     # --- asking ----------------------------------------------------------------------------------
 
     def plan(self, unit: Unit, models: Models) -> Plan:
-        from pytest_toolcall.benchmarks.bfcl.request import GENERATION_SETTINGS, build_request
+        from pytest_toolcall.benchmarks.bfcl.request import build_request
 
-        sampling = {**GENERATION, **GENERATION_SETTINGS}
+        # The official generation settings are the class's ``sampling``, which the run sends with
+        # every request of a unit; nothing is added per request.
+        sampling: dict[str, Any] = {}
         if unit.category in MULTI_TURN:
             from pytest_toolcall.benchmarks.bfcl.multi_turn_dialogue import run_with_model, run_with_oracle
 
@@ -150,7 +140,6 @@ class BFCL(Benchmark):
             expected = float(sum(len(turn) + 1 for turn in unit.sample.ground_truth))
             return Dialogue(functools.partial(run_with_model, unit.sample, self.mode, models.model, sampling), expected)
         request = build_request(unit.sample, self.mode)
-        sampling.update(request.settings)
         reference = oracle_reply(unit.sample, self.mode) if models.oracle else None
         return Requests([ChatRequest(request.messages, tools=request.tools, sampling=sampling, reference=reference)])
 

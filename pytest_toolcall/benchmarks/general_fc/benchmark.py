@@ -15,7 +15,6 @@ from pytest_toolcall.api import (
     Loaded,
     Metrics,
     Models,
-    Option,
     Part,
     Plan,
     Requests,
@@ -23,6 +22,7 @@ from pytest_toolcall.api import (
     Verdict,
     usage_error,
 )
+from pytest_toolcall.benchmarks.general_fc.options import OPTIONS
 
 #: The set shipped in the package: 511 labelled requests from MoonshotAI's K2-Vendor-Verifier samples.
 SHIPPED_SET = Path(__file__).with_name("data") / "k2vv_zh_511.jsonl"
@@ -64,25 +64,11 @@ METRICS = Metrics(
 class GeneralFC(Benchmark):
     name = "general_fc"
     metrics = METRICS
-    options = (
-        Option(
-            "general-fc",
-            "general_fc JSONL file(s), comma-separated (messages, tools, should_call_tool per line; "
-            "default: the shipped k2vv_zh_511 set); selects general_fc when --toolcall-bench is not given",
-            metavar="PATH",
-            selects=True,
-        ),
-        Option(
-            "reference",
-            "JSON report of a reference run on the same general_fc file(s), holding every line this run "
-            "selects: agreement of the decisions to call (gate name general_fc.agreement)",
-            metavar="REPORT",
-        ),
-    )
+    options = OPTIONS
 
     def __init__(self, settings: Any) -> None:
         super().__init__(settings)
-        given = settings.option("general-fc") or ""
+        given = settings.option("files") or ""
         self.files = tuple(Path(p.strip()).expanduser() for p in given.split(",") if p.strip()) or (SHIPPED_SET,)
         stems = [path.stem for path in self.files]
         if len(set(stems)) != len(stems):

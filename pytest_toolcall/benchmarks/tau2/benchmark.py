@@ -19,7 +19,6 @@ from pytest_toolcall.api import (
     Loaded,
     Model,
     Models,
-    Option,
     Part,
     Plan,
     Role,
@@ -31,6 +30,7 @@ from pytest_toolcall.api import (
 )
 from pytest_toolcall.benchmarks.tau2.environment import DATA, DOMAINS
 from pytest_toolcall.benchmarks.tau2.metrics import METRICS
+from pytest_toolcall.benchmarks.tau2.options import OPTIONS
 
 COMMIT = "a2c0247"
 SPLITS = ("leaderboard", "base", "train", "test", "full", "small")
@@ -65,27 +65,10 @@ class Tau2(Benchmark):
         "retail": "τ²-bench retail domain",
         "telecom": "τ²-bench telecom domain",
     }
-    options = (
-        Option(
-            "tau2-domains",
-            "τ²-bench domains, comma-separated: airline, retail, telecom",
-            default="airline,retail,telecom",
-            metavar="LIST",
-        ),
-        Option(
-            "tau2-split",
-            "τ²-bench task split: leaderboard (each domain's leaderboard set: base), base, train, test, full, small",
-            default="leaderboard",
-            metavar="NAME",
-        ),
-        Option(
-            "tau2-results",
-            "grade the simulations of τ²-bench results files (tau2 run's JSON) again, as tau2 evaluate-trajs; "
-            "nothing is sent to the model",
-            metavar="FILE[,FILE]",
-            selects=True,
-        ),
-    )
+    options = OPTIONS
+    #: The official sampling of the agent and the user simulator (``DEFAULT_LLM_ARGS_*`` at a2c0247):
+    #: temperature 0, no token cap; the run's --toolcall-temperature/--toolcall-max-tokens replace it.
+    sampling: ClassVar[Mapping[str, Any]] = {"temperature": 0.0}
 
     def __init__(self, settings: Any) -> None:
         super().__init__(settings)
@@ -300,14 +283,15 @@ def _simulate(domain: str, task: dict[str, Any], model: Model, user: Model, judg
 
 
 def _speaker(model: Model, task: dict[str, Any], oracle: bool, side: str) -> Any:
-    from pytest_toolcall.benchmarks.tau2.loop import SAMPLING, decode_calls
+    from pytest_toolcall.benchmarks.tau2.loop import decode_calls
     from pytest_toolcall.benchmarks.tau2.oracle import oracle_agent_reply, oracle_user_reply
 
     def speak(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> tuple[str | None, list[Any]]:
         reference: Any = None
         if oracle:
             reference = oracle_agent_reply(task, messages) if side == "agent" else oracle_user_reply(task, messages)
-        response = model.submit(ChatRequest(messages, tools, sampling=SAMPLING, reference=reference)).result()
+        # (sent with the benchmark's ``sampling``: the run adds it to every request of the unit)
+        response = model.submit(ChatRequest(messages, tools, reference=reference)).result()
         return response.content, decode_calls(response.tool_calls)
 
     return speak

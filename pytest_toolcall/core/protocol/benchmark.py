@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, final
 
 from pytest_toolcall.core.protocol.metrics import Metrics
+from pytest_toolcall.core.protocol.nodeids import MODULE_NODEID
+from pytest_toolcall.core.protocol.nodeids import is_module_nodeid as is_module_nodeid  # (for the runner)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -31,9 +33,6 @@ if TYPE_CHECKING:
     from pytest_toolcall.core.protocol.options import BenchmarkSettings, Option
     from pytest_toolcall.core.protocol.tables import Part
     from pytest_toolcall.core.protocol.types import ChatRequest, Model, Role
-
-#: The node id of the module node that holds every benchmark item.
-MODULE_NODEID = "toolcall"
 
 
 @dataclass(frozen=True)
@@ -94,12 +93,6 @@ class Unit:
             "repeat": self.attempt or 1,
             **self.fields,
         }
-
-
-def is_module_nodeid(nodeid: str) -> bool:
-    """Whether a node id is of the ``toolcall`` module node (a benchmark item, a data problem, a
-    benchmark's function): never a path pytest could open."""
-    return nodeid.startswith(f"{MODULE_NODEID}::")
 
 
 # --- what to ask ------------------------------------------------------------------------------
@@ -243,8 +236,16 @@ class Benchmark(ABC):
     #: Marker name -> description, for ``--help``/``--markers``; the benchmark's name and every marker a
     #: unit carries are registered anyway (so ``--strict-markers`` never needs this).
     markers: ClassVar[Mapping[str, str]] = {}
-    #: Options of its own, registered in the ``toolcall`` group (``--toolcall-<name>``).
+    #: Options of its own, registered in the ``toolcall`` group in its namespace: ``Option("lang")`` is
+    #: ``--toolcall-<benchmark>-lang``, read as ``settings.option("lang")``. Declare them in a light
+    #: module registered under ``pytest_toolcall.options`` too, so that pytest need not import the
+    #: benchmark to know them (``docs/writing-a-benchmark.md``); then that declaration is the one read.
     options: ClassVar[tuple[Option, ...]] = ()
+    #: What its requests are sent with besides messages and tools, as its official runner sends them
+    #: (``{"temperature": 0.7, "max_tokens": 1200}``; None: the field is left out); empty: nothing.
+    #: ``--toolcall-temperature`` and ``--toolcall-max-tokens`` replace these when given; a request's
+    #: own ``ChatRequest.sampling`` replaces both.
+    sampling: ClassVar[Mapping[str, Any]] = {}
     #: A module of pytest fixtures for users' own tests (``acebench_env``), registered as a pytest
     #: plugin whenever a model is given, whether or not the benchmark is selected.
     fixtures: ClassVar[str | None] = None

@@ -126,12 +126,13 @@ def _read(path: Path) -> dict:
 
 
 def _merge(args: argparse.Namespace) -> int:
-    from pytest_toolcall.results.merge import ReportError, merge_reports
+    from pytest_toolcall.results.merge import ReportError
     from pytest_toolcall.results.report import write_json_atomic
+    from pytest_toolcall.results.run_result import RunResult
 
     reports = [(path, _read(path)) for path in args.reports]
     try:
-        merged = merge_reports(reports, allow_partial=args.allow_partial)
+        merged = RunResult.merge(reports, allow_partial=args.allow_partial).document()
     except ReportError as exc:
         raise CliError(str(exc)) from None
     write_json_atomic(args.output, merged)
@@ -147,11 +148,19 @@ def _merge(args: argparse.Namespace) -> int:
 
 
 def _merge_junit(args: argparse.Namespace) -> int:
-    from pytest_toolcall.results.merge import ReportError, merge_junit
+    from pytest_toolcall.results.merge import ReportError, merge_junit, rebuild_benchmarks
+    from pytest_toolcall.results.run_result import RunResult
 
-    report = (args.report, _read(args.report)) if args.report is not None else None
+    properties = None
+    if args.report is not None:
+        document = _read(args.report)
+        try:
+            benchmarks = rebuild_benchmarks(args.report, document["run"])
+        except ReportError as exc:
+            raise CliError(str(exc)) from None
+        properties = list(RunResult.of_report(document, benchmarks=benchmarks).suite_properties())
     try:
-        tree = merge_junit(args.junit, report)
+        tree = merge_junit(args.junit, properties)
     except ReportError as exc:
         raise CliError(str(exc)) from None
     args.output.parent.mkdir(parents=True, exist_ok=True)

@@ -1,5 +1,6 @@
-"""The result of one run, built once: at the end of a run (``RunResult.of_run``), or by the offline
-tools from its JSON report (``RunResult.of_report``). Everything downstream takes it: the terminal
+"""The result of one run, built once: at the end of a run (``RunResult.of_run``), by the offline
+tools from its JSON report (``RunResult.of_report``), or from the reports of its shards
+(``RunResult.merge``, for ``pytest-toolcall merge``). Everything downstream takes it: the terminal
 summary and the GitHub step summary (``results/summary.py``, ``results/github.py``), the JSON report
 (``document``), the HTML, JUnit's suite properties and the gate (``results/gate.py``, in-run and
 offline alike). What the gate judges besides the metrics (items not run, other tests that failed,
@@ -9,8 +10,9 @@ offline exactly as the run judged itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 from pytest_toolcall.config.settings import parse_price
@@ -19,6 +21,7 @@ from pytest_toolcall.core.protocol.tables import Part
 from pytest_toolcall.core.safety.reports import SCHEMA
 from pytest_toolcall.results.aggregate import aggregate, all_blocks, run_usage
 from pytest_toolcall.results.baseline import compare_run
+from pytest_toolcall.results.merge import check_shards, merged_run, rebuild_benchmarks
 
 
 @dataclass
@@ -101,6 +104,25 @@ class RunResult:
             metrics=metrics,
             price=_recorded(run, "price", parse_price),
             budget=_recorded(run, "budget", float),
+        )
+
+    @classmethod
+    def merge(cls, reports: Sequence[tuple[Path, Mapping[str, Any]]], *, allow_partial: bool = False) -> RunResult:
+        """The result of the run whose shards wrote the ``reports`` (path, document), as a single run
+        of the same selection would have it: its metrics and usage recomputed from the samples by the
+        run's own code path, with the benchmarks rebuilt from the options the shards recorded.
+        ``ReportError`` names the files when they are not shards of one run (``results/merge.py``),
+        or leave units out (accepted with ``allow_partial``: the result is marked partial)."""
+        gaps = check_shards(reports, allow_partial)
+        first_path, first = reports[0]
+        run = merged_run(reports, gaps)
+        samples = [sample for _, document in reports for sample in document["samples"]]
+        # As a run without a baseline has it (a comparison is made against the merged report).
+        return cls.of_run(
+            run,
+            samples,
+            rebuild_benchmarks(first_path, dict(first["run"])),
+            price=_recorded(run, "price", parse_price),
         )
 
     # --- what the run section says ------------------------------------------------------------

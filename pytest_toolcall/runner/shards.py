@@ -15,16 +15,18 @@ differently from the jobs before them, and their reports would not merge.
 
 from __future__ import annotations
 
-import hashlib
 import heapq
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping
 
 import pytest
 
 from pytest_toolcall.core.protocol.benchmark import Benchmark, Unit
+
+# What a report records of the selection lives with the results (merge reads it there too).
+from pytest_toolcall.results.selection import Selection, digest, selection_of
+
+__all__ = ["Selection", "assign", "cut", "digest", "group_key", "selection_of", "weights"]
 
 #: The key of the selection in xdist's ``workeroutput`` (workers collect, the controller reports).
 WORKER_OUTPUT = "toolcall_selection"
@@ -32,40 +34,9 @@ WORKER_OUTPUT = "toolcall_selection"
 _ATTEMPT = re.compile(r"@\d+\]$")
 
 
-@dataclass(frozen=True)
-class Selection:
-    """What a run selected before sharding (its units: benchmark items and the users' tests a
-    benchmark counts, no other test), and how it was cut."""
-
-    count: int
-    digest: str
-    shard: str | None = None
-    plan: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"count": self.count, "digest": self.digest, "plan": self.plan}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], shard: str | None) -> Selection:
-        return cls(int(data["count"]), str(data["digest"]), shard, data.get("plan"))
-
-
 def group_key(nodeid: str) -> str:
     """The unit an item belongs to: its node id without the attempt suffix of a repeat."""
     return _ATTEMPT.sub("]", nodeid)
-
-
-def digest(lines: Iterable[str]) -> str:
-    hasher = hashlib.sha256()
-    for line in lines:
-        hasher.update(line.encode("utf-8", "surrogatepass") + b"\n")
-    return hasher.hexdigest()[:32]
-
-
-def selection_of(units: Iterable[str]) -> Selection:
-    """The selection of these units' node ids (benchmark items, the users' tests a benchmark counts)."""
-    chosen = sorted(units)
-    return Selection(len(chosen), digest(chosen))
 
 
 def weights(items: list[pytest.Item], benchmarks: Mapping[str, Benchmark]) -> dict[str, float]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_toolcall.config.settings import parse_price
 from pytest_toolcall.core.protocol.benchmark import Benchmark
@@ -22,6 +22,9 @@ from pytest_toolcall.core.safety.reports import SCHEMA
 from pytest_toolcall.results.aggregate import aggregate, all_blocks, run_usage
 from pytest_toolcall.results.baseline import compare_run
 from pytest_toolcall.results.merge import check_shards, merged_run, rebuild_benchmarks
+
+if TYPE_CHECKING:
+    from pytest_toolcall.results.gate import GateVerdict
 
 
 @dataclass
@@ -43,8 +46,13 @@ class RunResult:
     price: tuple[float, float] | None = None
     budget: float | None = None
     #: Outputs that could not be written (the run fails; empty offline). Appended to while the run
-    #: writes its outputs, after the result was built.
+    #: writes its outputs (``output_lost``), after the result was built.
     output_failures: list[str] = field(default_factory=list)
+    #: The gate's verdict on this result, once decided (in a run: before its outputs are written);
+    #: None without a gate.
+    verdict: GateVerdict | None = None
+    #: The significance level regressions against the baseline are judged at, when they gate.
+    alpha: float | None = None
 
     @classmethod
     def of_run(
@@ -124,6 +132,12 @@ class RunResult:
             rebuild_benchmarks(first_path, dict(first["run"])),
             price=_recorded(run, "price", parse_price),
         )
+
+    def output_lost(self, what: str, where: Any, exc: BaseException) -> None:
+        """An output (``what``, e.g. "JSON report") could not be written at ``where``: the run says so
+        in one line and fails (its artefacts are incomplete); the other outputs are still written."""
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+        self.output_failures.append(f"{what} not written to {where}: {reason}")
 
     # --- what the run section says ------------------------------------------------------------
 

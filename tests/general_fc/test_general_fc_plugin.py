@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from conftest import TEST_DATA
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 
 WEATHER = {
     "type": "function",

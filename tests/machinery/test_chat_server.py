@@ -15,7 +15,7 @@ import openai
 import pytest
 from openai import OpenAI
 
-from tests.support.chat_server import ChatServer, FaultPlan, Reply, ScriptResponder
+from pytest_toolcall.testing.server import ChatServer, FaultPlan, Reply, ScriptResponder
 
 # The HTTP library under the SDK: httpx2 for openai 3.x, httpx before.
 transport = importlib.import_module(openai.DefaultHttpxClient.__mro__[1].__module__)
@@ -211,9 +211,8 @@ def test_concurrent_requests_overlap() -> None:
 
 @pytest.mark.slow
 def test_cli_subprocess() -> None:
-    script = Path(__file__).parents[1] / "support" / "chat_server.py"
     proc = subprocess.Popen(
-        [sys.executable, str(script), "--port", "0", "--latency", "0.01"],
+        [sys.executable, "-m", "pytest_toolcall.testing.server", "--port", "0", "--latency", "0.01"],
         stdout=subprocess.PIPE,
         text=True,
     )

@@ -17,7 +17,7 @@ from typing import Any
 
 from pytest_toolcall.benchmarks.acebench.dataset import NORMAL, SPECIAL, load_category
 from pytest_toolcall.benchmarks.acebench.prompts import Prompts, acebench_requests
-from tests.support.chat_server import ChatServer, FaultPlan, Reply, message_text, text_key
+from pytest_toolcall.testing.server import ChatServer, FaultPlan, Reply, message_text, text_key
 
 #: A call list no ACEBench sample expects: the items answered with it fail.
 WRONG_CALL = "[wrong_call(x=1)]"

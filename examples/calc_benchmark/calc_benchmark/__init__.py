@@ -5,7 +5,8 @@ passes when it calls the right one with the right operands. A benchmark implemen
 problems naming file and line), the plan of a unit and its scoring; ``--toolcall-limit``, the metrics
 block (accuracy per operation with its interval, OVERALL, repeats), the summary table, the gate
 names (``calc.overall``, ``calc.add``, ``calc.multiply``), JUnit properties, the comparison with a
-baseline, merge and the HTML report all come from the protocol's defaults.
+baseline, merge and the HTML report all come from the protocol's defaults. Its own export format
+(``calc-csv``) is in ``export.py``, and its tests (``tests/``) use ``pytest_toolcall.testing``.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class Calc(Benchmark):
     name = "calc"
     options = (Option("calc-file", "calc: JSONL file of questions (default: the shipped samples)", metavar="PATH"),)
     gate_metrics: ClassVar[tuple[str, ...]] = ("overall", *OPERATIONS)
+    hooks: ClassVar[str | None] = "calc_benchmark.export"  # its export format
 
     def __init__(self, settings: Any) -> None:
         super().__init__(settings)

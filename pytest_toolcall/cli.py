@@ -302,7 +302,8 @@ def _diff(args: argparse.Namespace) -> int:
     counts = diff.counts()
     print(
         f"{counts['regressed']} regressed, {counts['fixed']} fixed, {counts['changed']} changed with the same "
-        f"verdict; {len(diff.only_base)} only in {names[0]}, {len(diff.only_now)} only in {names[1]}: {args.output}"
+        f"verdict ({diff.reordered()} of the changes only reordered their calls); "
+        f"{len(diff.only_base)} only in {names[0]}, {len(diff.only_now)} only in {names[1]}: {args.output}"
     )
     return 0
 

@@ -24,6 +24,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from pytest_toolcall.results.standing import BETTER, REGRESSED, WORSE, standings
+
 __all__ = ["block_of", "embed_json", "failure_kind_of", "page", "render_html", "write_html", "write_page"]
 
 # The stylesheet and the script live beside this module as package files and are inlined into every page.
@@ -406,18 +408,36 @@ def _comparison_section(comparison: dict[str, Any]) -> str:
     baseline = comparison.get("baseline")
     if isinstance(baseline, dict):
         parts.append(_kv_table(baseline))
+    identity = _dict(comparison.get("identity"))
+    differing = [_dict(d) for d in _list(identity.get("differing"))]
+    if differing:
+        fields = "".join(
+            f'<tr><td class="name">{_e(_text(d.get("field")))}</td><td>{_e(_value(d.get("baseline")))}</td>'
+            f"<td>{_e(_value(d.get('now')))}</td></tr>"
+            for d in differing
+        )
+        parts.append(
+            f"<h3>Not alike: run identity {_e(_text(identity.get('baseline')))} → {_e(_text(identity.get('now')))}</h3>"
+            f'<table class="identity"><tr><th>setting</th><th>baseline</th><th>now</th></tr>{fields}</table>'
+        )
     changes = _dict(comparison.get("metrics"))
     if changes:
-        head = "<tr><th>metric</th><th>baseline</th><th>now</th><th>diff</th><th>p-value</th><th></th></tr>"
+        alpha = comparison.get("alpha")
+        at = f" (at α = {alpha:g})" if isinstance(alpha, (int, float)) else ""
+        head = (
+            f"<tr><th>metric</th><th>baseline</th><th>now</th><th>diff</th><th>p-value</th><th>standing{at}</th></tr>"
+        )
         rows = []
+        decided = standings(comparison)
         for name, raw in changes.items():
             row = _dict(raw)
             diff = _num(row.get("diff"))
-            flag = ""
-            if row.get("regressed"):
-                flag = '<span class="badge bad">regressed</span>'
-            elif row.get("fixed"):
-                flag = '<span class="badge good">improved</span>'
+            # The badge is the gate's decision; a plain difference is only named, not badged.
+            flag = {
+                REGRESSED: '<span class="badge bad">regressed</span>',
+                WORSE: '<span class="plain">worse</span>',
+                BETTER: '<span class="plain">better</span>',
+            }.get(decided.get(name, ""), "")
             sign = "+" if diff is not None and diff > 0 else ""
             rows.append(
                 f'<tr><td class="name">{_e(name)}</td><td class="num">{_fmt(_num(row.get("baseline")))}</td>'

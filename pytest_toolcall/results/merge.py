@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_toolcall.core.safety.reports import ReportError, read_report
+from pytest_toolcall.results.identity import run_identity
 from pytest_toolcall.results.recompute import checked_benchmarks, rebuild_benchmarks
 from pytest_toolcall.results.selection import selection_of
 
@@ -107,6 +108,9 @@ def merged_run(reports: Sequence[Shard], gaps: list[str]) -> dict[str, Any]:
     for name, combine in COMBINED.items():
         run[name] = combine([r.get(name) for r in runs])
     run["partial"] = bool(gaps) or run["partial"]
+    if any(isinstance(r.get("identity"), dict) for r in runs):  # of the whole: the users' files of every shard
+        files = {k: v for r in runs for k, v in ((r.get("identity") or {}).get("files") or {}).items()}
+        run["identity"] = run_identity(run, files)
     run["merged_from"] = [{"path": str(path), "shard": document["run"]["shard"]} for path, document in reports]
     if gaps:
         run["missing"] = gaps

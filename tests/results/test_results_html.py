@@ -196,6 +196,7 @@ def synthetic_report(n: int, *, hostile: bool = False, comparison: bool = True) 
                     "p_value": 0.0004,
                     "regressed": True,
                     "fixed": False,
+                    "gated": True,
                 },
                 "general_fc.tool_call_f1": {
                     "baseline": 0.95,

@@ -27,7 +27,7 @@ import pytest_toolcall.runner.session  # noqa: F401
 from pytest_toolcall.benchmarks.acebench.benchmark import SHIPPED_ROOT
 from pytest_toolcall.benchmarks.general_fc.benchmark import SHIPPED_SET
 
-pytest_plugins = ["pytester"]
+pytest_plugins = ["pytester", "tests.support.fast_rule"]
 
 REPO = Path(__file__).resolve().parent
 TEST_DATA = REPO / "tests" / "data"

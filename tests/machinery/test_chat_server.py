@@ -41,6 +41,7 @@ def srv() -> Iterator[ChatServer]:
         yield server
 
 
+@pytest.mark.slow
 def test_content_reply_and_recording(srv: ChatServer) -> None:
     resp = ask(client(srv), "hello there")
     choice = resp.choices[0]  # type: ignore[attr-defined]
@@ -53,6 +54,7 @@ def test_content_reply_and_recording(srv: ChatServer) -> None:
     assert srv.auth_headers == ["Bearer test-key"]
 
 
+@pytest.mark.slow
 def test_tool_call_reply(srv: ChatServer) -> None:
     choice = ask(client(srv)).choices[0]  # type: ignore[attr-defined]
     assert choice.finish_reason == "tool_calls"
@@ -63,6 +65,7 @@ def test_tool_call_reply(srv: ChatServer) -> None:
     assert json.loads(call.function.arguments) == {"city": "Paris"}
 
 
+@pytest.mark.slow
 def test_script_from_file_with_default(tmp_path: Path) -> None:
     script = {
         "rules": [{"match": "ping", "reply": {"content": "pong"}}],
@@ -78,6 +81,7 @@ def test_script_from_file_with_default(tmp_path: Path) -> None:
         assert other.model_extra["reasoning_content"] == "thinking"
 
 
+@pytest.mark.slow
 def test_stream_reassembles_to_the_plain_answer(srv: ChatServer) -> None:
     """The SDK's own stream reader and accumulator get from the SSE stream what a plain request gets."""
     from openai.lib.streaming.chat import ChatCompletionStreamState
@@ -101,6 +105,7 @@ def test_stream_reassembles_to_the_plain_answer(srv: ChatServer) -> None:
     assert srv.requests[0]["stream"] is True
 
 
+@pytest.mark.slow
 def test_responses_api_function_call(srv: ChatServer) -> None:
     """The Responses API through the SDK's typed client: function_call output items and usage."""
     answer = client(srv).responses.create(model="m", input="What is the weather in Paris?")
@@ -154,6 +159,7 @@ def test_retries_honour_retry_after_and_keep_alive_survives() -> None:
         assert time.monotonic() - start >= 2.0
 
 
+@pytest.mark.slow
 def test_faults_are_deterministic_per_request_body() -> None:
     def outcomes() -> list[str]:
         plan = FaultPlan(0.5, ("429", "500", "reset", "truncated"), seed=7)
@@ -174,6 +180,7 @@ def test_faults_are_deterministic_per_request_body() -> None:
     assert len(set(first)) > 2
 
 
+@pytest.mark.slow
 def test_stop_releases_hanging_request() -> None:
     srv = ChatServer(faults=FaultPlan(1.0, ("hang",), hang=30.0)).start()
     errors: list[Exception] = []

@@ -93,6 +93,7 @@ def test_redaction_of_urls() -> None:
     assert redact_url("http://host/v1") == "http://host/v1" and redact_url(None) is None
 
 
+@pytest.mark.slow
 def test_a_fragment_is_refused(pytester: pytest.Pytester) -> None:
     pytester.makefile(".toolcall.yaml", weather=CASES)
     result = pytester.runpytest("--toolcall-model=m", "--toolcall-base-url=http://127.0.0.1:9/v1#x", ".")

@@ -113,6 +113,7 @@ def test_a_disk_that_fills_loses_no_output_and_says_what_was_not_kept(
     ]
 
 
+@pytest.mark.slow
 def test_a_disk_full_at_opening_is_named_and_nothing_is_moved(
     pytester: pytest.Pytester, server: ChatServer, disk: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -83,6 +83,7 @@ def test_a_read_only_folder_is_a_usage_error(pytester: pytest.Pytester, server: 
     assert "not writable" in result.stderr.str()
 
 
+@pytest.mark.slow
 def test_a_wrong_reference_is_a_usage_error_before_any_request(
     pytester: pytest.Pytester, server: ChatServer, args: list[str]
 ) -> None:

@@ -262,7 +262,7 @@ def _block_section(anchor: str, name: str, block: dict[str, Any], kinds: Counter
         if isinstance(value, dict) and value:
             parts.append(f"<h3>{_e(_label(key))}</h3>" + _kv_table(value))
         elif isinstance(value, list) and value:
-            parts.append(f'<h3>{_e(_label(key))}</h3><p class="list">{_e(", ".join(_text(v) for v in value))}</p>')
+            parts.append(f'<h3>{_e(_label(key))}</h3><div class="list">{_cell(value)}</div>')
     parts.append("</section>")
     return "".join(parts)
 
@@ -412,8 +412,8 @@ def _comparison_section(comparison: dict[str, Any]) -> str:
     differing = [_dict(d) for d in _list(identity.get("differing"))]
     if differing:
         fields = "".join(
-            f'<tr><td class="name">{_e(_text(d.get("field")))}</td><td>{_e(_value(d.get("baseline")))}</td>'
-            f"<td>{_e(_value(d.get('now')))}</td></tr>"
+            f'<tr><td class="name">{_e(_text(d.get("field")))}</td><td>{_cell(d.get("baseline"))}</td>'
+            f"<td>{_cell(d.get('now'))}</td></tr>"
             for d in differing
         )
         parts.append(
@@ -511,7 +511,7 @@ def _bar(value: float | None, ci: tuple[float, float] | None, ceiling: float | N
 
 
 def _kv_table(values: dict[str, Any]) -> str:
-    rows = "".join(f"<tr><th>{_e(k)}</th><td>{_e(_value(v))}</td></tr>" for k, v in values.items())
+    rows = "".join(f"<tr><th>{_e(k)}</th><td>{_cell(v)}</td></tr>" for k, v in values.items())
     return f'<table class="kv">{rows}</table>'
 
 
@@ -539,6 +539,40 @@ def _empty_block(block: dict[str, Any]) -> bool:
     return not block or (bool(counts) and not any(counts) and not any(_dict(block.get("categories")).values()))
 
 
+#: Nesting shown as tables; deeper values (none of the plugin's own blocks nest this far) as text.
+MAX_TABLE_DEPTH = 4
+
+
+def _cell(value: Any, depth: int = 0) -> str:
+    """A value of a block or of the run as HTML (escaped): objects as nested tables, lists of objects
+    as a table with a column per key, lists of numbers in brackets, every number rounded; never raw
+    JSON."""
+    if isinstance(value, dict) and value and depth < MAX_TABLE_DEPTH:
+        rows = "".join(f"<tr><th>{_e(str(k))}</th><td>{_cell(v, depth + 1)}</td></tr>" for k, v in value.items())
+        return f'<table class="kv">{rows}</table>'
+    if isinstance(value, list) and value and depth < MAX_TABLE_DEPTH:
+        if all(isinstance(v, dict) for v in value):
+            keys = list(dict.fromkeys(k for v in value for k in v))
+            head = "".join(f"<th>{_e(str(k))}</th>" for k in keys)
+            body = "".join(
+                "<tr>" + "".join(f"<td>{_cell(v.get(k), depth + 1)}</td>" for k in keys) + "</tr>" for v in value
+            )
+            return f'<table class="kv"><tr>{head}</tr>{body}</table>'
+        if all(_num(v) is not None for v in value):
+            return _e("[" + ", ".join(_fmt(_num(v)) for v in value) + "]")
+        return _e(", ".join(_text(v) if not isinstance(v, (dict, list)) else _flat(v) for v in value))
+    if isinstance(value, (dict, list)):
+        return _e(_flat(value))
+    if isinstance(value, float):
+        return _fmt(_num(value))
+    return _e(_text(value))
+
+
+def _flat(value: Any) -> str:
+    """A value too deep (or empty) for a table, as one line with its numbers rounded."""
+    return json.dumps(_rounded(value), ensure_ascii=False, default=str)
+
+
 def _rounded(value: Any) -> Any:
     """Floats at 4 significant digits inside a nested value, for reading."""
     if isinstance(value, float):
@@ -548,14 +582,6 @@ def _rounded(value: Any) -> Any:
     if isinstance(value, list):
         return [_rounded(v) for v in value]
     return value
-
-
-def _value(value: Any) -> str:
-    if isinstance(value, (dict, list)):
-        return json.dumps(_rounded(value), ensure_ascii=False, default=str)
-    if isinstance(value, float):
-        return _fmt(value)
-    return _text(value)
 
 
 def _text(value: Any) -> str:

@@ -23,7 +23,7 @@ from pytest_toolcall.results.run_result import RunResult
 from pytest_toolcall.runner import answers, compat, shards
 from pytest_toolcall.runner.run import Run, now
 
-#: The run's result, once the session has finished (JUnit's suite properties read it there).
+#: The run's result, once the session has finished (for a plugin that reads it after the output hooks).
 RESULT = pytest.StashKey[RunResult]()
 
 #: Options a report does not keep: where this run wrote its outputs (and the gate it applied).
@@ -38,12 +38,13 @@ class RunEnd:
         manager.register(Outputs(s.report, s.html, run.baseline), "toolcall-outputs")
         # The hook modules the run's benchmarks name (their own outputs, export formats).
         for name, benchmark in run.benchmarks.items():
-            if benchmark.hooks and not manager.has_plugin(f"toolcall-{name}-hooks"):
-                manager.register(importlib.import_module(benchmark.hooks), f"toolcall-{name}-hooks")
+            module = importlib.import_module(benchmark.hooks) if benchmark.hooks else None
+            if module is not None and not manager.is_registered(module):
+                manager.register(module, f"toolcall-{name}-hooks")
 
     @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> Any:
-        """Before the other implementations: the result, the reports and the gate (the JUnit writer
+        """Before the other implementations: the result, the gate and the outputs (the JUnit writer
         writes after this, so it gets the suite properties)."""
         self.finish(session)
         return (yield)

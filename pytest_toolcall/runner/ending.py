@@ -1,6 +1,6 @@
 """The plugin object of the end of a run (registered where reports land: not on xdist workers). It
-builds the run's one ``RunResult`` (``results/run_result.py``) from the records, keeps each unit's
-cost for the next run's shards, applies the gate, and hands the result to the output hooks
+builds the run's one ``RunResult`` (``results/run_result.py``) from the records, marks the session's
+run of the response store finished, applies the gate, and hands the result to the output hooks
 (``pytest_toolcall/hookspecs.py``): the built-in outputs (``results/outputs.py``: JSON and HTML
 reports, GitHub and terminal summaries), JUnit's suite properties and any plugin's hang there, so
 that a new output is a plugin, not an edit here."""
@@ -20,11 +20,11 @@ from pytest_toolcall.results import gate
 from pytest_toolcall.results.identity import file_hashes, run_identity
 from pytest_toolcall.results.outputs import Outputs
 from pytest_toolcall.results.run_result import RunResult
-from pytest_toolcall.runner import answers, compat, shards
+from pytest_toolcall.results.selection import selection_of
+from pytest_toolcall.runner import compat
+from pytest_toolcall.runner.keys import RESULT
 from pytest_toolcall.runner.run import Run, now
-
-#: The run's result, once the session has finished (for a plugin that reads it after the output hooks).
-RESULT = pytest.StashKey[RunResult]()
+from pytest_toolcall.runner.store_setup import finish_store_run
 
 #: Options a report does not keep: where this run wrote its outputs (and the gate it applied).
 REPORT_OMITS = frozenset({"report", "html"})
@@ -71,7 +71,7 @@ class RunEnd:
             pytest.exit(str(exc), returncode=pytest.ExitCode.INTERNAL_ERROR)
         self.result = run.config.stash[RESULT] = result
         if not (interrupted or session.shouldfail or session.shouldstop or self.stopped(samples)):
-            answers.finish_store_run(run.config, s)
+            finish_store_run(run.config, s)
         if run.gate.active:
             result.verdict = gate.decide(result, run.gate)
             result.alpha = run.gate.alpha
@@ -106,7 +106,7 @@ class RunEnd:
         run, s = self.run, self.run.settings
         collector = run.collector
         selected = collector.selected
-        chosen = run.selection or shards.selection_of(selected)
+        chosen = run.selection or selection_of(selected)
         section: dict[str, Any] = {
             "model": s.model,
             "base_url": redact_url(s.base_url),

@@ -17,6 +17,14 @@ from pytest_toolcall.config.settings import Settings, add_options, needs_client_
 from pytest_toolcall.core.protocol.nodeids import is_module_nodeid
 
 
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """The hooks of the run's outputs (``hookspecs.py``), known even when no model is given, so that
+    a plugin implementing them loads in every run."""
+    from pytest_toolcall import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
 

@@ -15,6 +15,7 @@ from pytest_toolcall.config.registry import is_benchmark_nodeid
 from pytest_toolcall.core.protocol.benchmark import MODULE_NODEID, Benchmark
 from pytest_toolcall.core.protocol.types import Role
 from pytest_toolcall.core.safety.urls import redact_url
+from pytest_toolcall.results.selection import Selection, selection_of
 from pytest_toolcall.runner import collect, compat, selection, shards
 from pytest_toolcall.runner.keys import CATALOG, COUNTED, SELECTION_OUTPUT
 from pytest_toolcall.runner.models import role_endpoints
@@ -91,7 +92,7 @@ class Collection:
     def pytest_collection_modifyitems_shard(self, items: list[pytest.Item]) -> None:
         """After -k, -m, --lf... (trylast): a shard is a part of what they left."""
         run = self.run
-        chosen = shards.selection_of(units_of(items, run.benchmarks))
+        chosen = selection_of(units_of(items, run.benchmarks))
         shard = run.settings.shard
         if shard is not None:
             roles = role_endpoints(run.settings)  # (the plans read for the units' costs see the run's roles)
@@ -100,7 +101,7 @@ class Collection:
             if dropped:
                 run.config.hook.pytest_deselected(items=dropped)
                 items[:] = kept
-            chosen = shards.Selection(chosen.count, chosen.digest, f"{shard[0]}/{shard[1]}", plan)
+            chosen = Selection(chosen.count, chosen.digest, f"{shard[0]}/{shard[1]}", plan)
         run.selection = chosen
         if not run.is_worker:  # (the xdist controller checks what its workers collected)
             run.check_selected(lambda: (unit for item in items if (unit := collect.unit_of(item)) is not None))

@@ -24,7 +24,8 @@ from pytest_toolcall.model.store import STORE_FILE
 from pytest_toolcall.results import gate, report
 from pytest_toolcall.results.baseline import BaselineError, load_baseline
 from pytest_toolcall.results.records import RecordCollector
-from pytest_toolcall.runner import collect, compat, selection, shards
+from pytest_toolcall.results.selection import Selection
+from pytest_toolcall.runner import collect, compat, selection
 from pytest_toolcall.runner.keys import CATALOG, WORK
 from pytest_toolcall.runner.models import role_endpoints
 from pytest_toolcall.runner.store_setup import check_store, store_dir
@@ -94,7 +95,7 @@ class Run:
         #: process of the run.
         self.other_requests: list[dict[str, Any]] = []
         #: What was selected before sharding (known where items are collected; xdist workers send it).
-        self.selection: shards.Selection | None = None
+        self.selection: Selection | None = None
         #: Node ids of the session's other tests (and collectors) that failed: a gate never passes them.
         self.ordinary_failures: set[str] = set()
 

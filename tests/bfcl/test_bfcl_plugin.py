@@ -259,6 +259,7 @@ def test_errors_are_counted_apart_and_make_the_scores_partial() -> None:
         ("--toolcall-fail-under=bfcl.web_search=0.5", "unknown metric 'bfcl.web_search'"),
     ],
 )
+@pytest.mark.slow
 def test_usage_errors(pytester: pytest.Pytester, option: str, message: str) -> None:
     result = pytester.runpytest(*ORACLE, option)
     assert result.ret == pytest.ExitCode.USAGE_ERROR

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cli import main
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 
 TOOLS = [
     {

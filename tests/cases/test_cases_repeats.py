@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 
 pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
 

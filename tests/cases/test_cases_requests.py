@@ -14,8 +14,8 @@ import pytest
 
 from pytest_toolcall import assert_tool_calls
 from pytest_toolcall.benchmarks.cases.response import OracleResponse
+from pytest_toolcall.testing.server import ChatServer, Reply
 from tests.cases.cases_support import TOOLS
-from tests.support.chat_server import ChatServer, Reply
 
 CASES = """
 defaults:

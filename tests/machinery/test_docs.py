@@ -72,6 +72,14 @@ def test_docs_cite_only_the_repository(doc: Path) -> None:
     assert "DESIGN.md" not in text and outside not in text
 
 
+def test_every_public_testing_name_is_documented() -> None:
+    import pytest_toolcall.testing as testing
+
+    text = (ROOT / "docs" / "writing-a-benchmark.md").read_text(encoding="utf-8")
+    assert testing.__all__ and all(hasattr(testing, name) for name in testing.__all__)
+    assert [name for name in testing.__all__ if f"`{name}" not in text] == []
+
+
 def test_options_reference_equals_the_declarations() -> None:
     document = (ROOT / options_reference.DOCUMENT).read_text(encoding="utf-8")
     assert options_reference.updated(document) == document, (

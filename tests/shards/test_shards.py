@@ -79,6 +79,10 @@ def test_shards_merged_equal_the_single_run(
     assert merged["run"]["shard"] is None
     assert merged["run"]["selected"] == single["run"]["selected"]
     assert merged["run"]["selection"] == single["run"]["selection"]
+    # One writer of a run section: the merged run has every field of a single run's, the same identity.
+    assert set(single["run"]) <= set(merged["run"])
+    assert merged["run"]["identity"] == single["run"]["identity"]
+    assert merged["run"]["settings"] == single["run"]["settings"] and merged["run"]["repeat"] == 1
     assert "merged 4 report(s)" in capsys.readouterr().out
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.chat_server import ChatServer
+from pytest_toolcall.testing.server import ChatServer
 from tests.support.serving_contract import BREAKS, contract_model
 
 # Every test here runs pytest against the local server: the integration set, left out of the fast loop.

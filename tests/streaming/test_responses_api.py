@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.chat_server import ChatServer
+from pytest_toolcall.testing.server import ChatServer
 from tests.support.serving_contract import BREAKS, contract_model
 
 # Every test here runs pytest against the local server: the integration set, left out of the fast loop.
@@ -69,7 +69,7 @@ def test_dialogue(toolcall_chat):
 
 
 def test_a_dialogue_passes_call_ids_and_outputs_back(pytester: pytest.Pytester) -> None:
-    from tests.support.chat_server import Reply
+    from pytest_toolcall.testing.server import Reply
 
     def respond(body: dict[str, Any]) -> Reply:
         if body["input"][-1].get("type") == "function_call_output":

@@ -16,7 +16,7 @@ from openai.lib.streaming.chat import ChatCompletionStreamState
 
 from pytest_toolcall import assert_tool_calls
 from pytest_toolcall.core.protocol.types import ChatResponse
-from tests.support.chat_server import STREAM_BREAKS, ChatServer, Reply
+from pytest_toolcall.testing.server import STREAM_BREAKS, ChatServer, Reply
 
 # Every test here runs pytest against the local server: the integration set, left out of the fast loop.
 pytestmark = pytest.mark.slow

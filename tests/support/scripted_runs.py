@@ -17,7 +17,7 @@ from typing import Any
 
 from pytest_toolcall.benchmarks.acebench.dataset import NORMAL, SPECIAL, load_category
 from pytest_toolcall.benchmarks.acebench.prompts import Prompts, acebench_requests
-from tests.support.chat_server import ChatServer, FaultPlan, Reply, message_text, text_key
+from pytest_toolcall.testing.server import ChatServer, FaultPlan, Reply, message_text, text_key
 
 #: A call list no ACEBench sample expects: the items answered with it fail.
 WRONG_CALL = "[wrong_call(x=1)]"
@@ -201,10 +201,16 @@ def run_with_deadline(pytester: Any, seconds: float, *args: str) -> tuple[Any, f
     """``pytester.runpytest(*args)`` in-process, interrupted (as by Ctrl-C) if it runs past ``seconds``:
     a hanging run then fails its test instead of hanging the suite. Returns the result and the time."""
     timer = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGINT))
+    # A suite launched in the background inherits SIGINT ignored: the deadline must still interrupt.
+    ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     started = time.monotonic()
     timer.start()
     try:
         result = pytester.runpytest(*args, no_reraise_ctrlc=True)
     finally:
         timer.cancel()
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
     return result, time.monotonic() - started

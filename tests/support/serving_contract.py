@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from tests.support.chat_server import Reply, message_text
+from pytest_toolcall.testing.server import Reply, message_text
 
 #: Each break and the probe contract it violates.
 BREAKS = {

@@ -7,14 +7,15 @@ problems naming file and line), the plan of a unit and its scoring, and declares
 operations); ``--toolcall-limit``, the metrics block (accuracy per operation with its interval,
 OVERALL, repeats), the summary table, the gate names (``calc.overall``, ``calc.add``,
 ``calc.multiply``), JUnit properties, the comparison with a baseline, merge and the HTML report are
-derived from that declaration.
+derived from that declaration. Its own export format (``calc-csv``) is in ``export.py``, and its
+tests (``tests/``) use ``pytest_toolcall.testing``.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pytest_toolcall.api import (
     Benchmark,
@@ -54,6 +55,7 @@ class Calc(Benchmark):
     name = "calc"
     options = OPTIONS  # declared in options.py, which pytest reads without importing this module
     metrics = Metrics(rows=(Rows(names=OPERATIONS),))
+    hooks: ClassVar[str | None] = "calc_benchmark.export"  # its export format
 
     def __init__(self, settings: Any) -> None:
         super().__init__(settings)

@@ -249,6 +249,11 @@ class Benchmark(ABC):
     #: A module of pytest fixtures for users' own tests (``acebench_env``), registered as a pytest
     #: plugin whenever a model is given, whether or not the benchmark is selected.
     fixtures: ClassVar[str | None] = None
+    #: A module of hook implementations (``pytest_toolcall_*``, docs/hooks.md): the benchmark's own
+    #: outputs of a run and its export formats (``pytest-toolcall export``). Registered in the runs
+    #: that select the benchmark (where reports land) and by ``pytest-toolcall export`` for a report
+    #: of a run that had it.
+    hooks: ClassVar[str | None] = None
     #: Fixtures among those that make a user's test that asks for one a unit of this benchmark
     #: (``toolcall_chat``): it carries the benchmark's marker, gets its unit from ``test_unit`` and
     #: its record is counted in its block like an item's.

@@ -4,7 +4,7 @@ Real HTTP, real sockets: the ``openai`` client under test talks to it exactly as
 it would to a hosted endpoint, so retries, timeouts and connection pooling are
 exercised for real.  Standard library only, so it also runs as a subprocess:
 
-    python tests/support/chat_server.py --port 0 --latency 0.2 --script rules.json
+    python -m pytest_toolcall.testing.server --port 0 --latency 0.2 --script rules.json
 
 prints ``READY http://127.0.0.1:PORT/v1`` once listening, serves until SIGTERM or
 SIGINT, then prints one JSON line of counters.
@@ -349,7 +349,8 @@ class ChatServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://{self._httpd.server_address[0]}:{self.port}/v1"
+        host = self._httpd.server_address[0]
+        return f"http://{host.decode() if isinstance(host, bytes) else host}:{self.port}/v1"
 
     @property
     def faults_injected(self) -> dict[str, int]:
@@ -526,7 +527,8 @@ class ChatServer:
                 }
             )
         if reply.content is not None:
-            message = {"type": "message", "id": f"msg_{next(self._ids)}", "role": "assistant", "status": "completed"}
+            message: dict[str, Any] = {"type": "message", "id": f"msg_{next(self._ids)}", "role": "assistant"}
+            message["status"] = "completed"
             message["content"] = [{"type": "output_text", "text": reply.content, "annotations": []}]
             output.append(message)
         for call_id, name, args in self._calls(reply):

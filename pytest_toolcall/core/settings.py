@@ -147,9 +147,10 @@ OPTIONS = (
     ),
     Option(
         "api",
-        "the wire format: chat (Chat Completions) or responses (the Responses API)",
+        "the wire format: chat (Chat Completions), responses (the Responses API) or messages (Anthropic's "
+        "Messages API, through the anthropic SDK: pytest-toolcall[anthropic])",
         default="chat",
-        metavar="chat|responses",
+        metavar="chat|responses|messages",
     ),
     Option(
         "shard", "run only shard K of N (1-based): a deterministic subset balanced by cost", ini=False, metavar="K/N"
@@ -227,7 +228,7 @@ class Settings:
     benchmark_items_only: bool = False
     #: ``--toolcall-stream``: off, on or both.
     stream: str = "off"
-    #: ``--toolcall-api``: chat or responses.
+    #: ``--toolcall-api``: chat, responses or messages.
     api: str = "chat"
 
     def option(self, name: str) -> str | None:
@@ -318,7 +319,7 @@ class Settings:
             cache_max_age=parse_duration("cache-max-age", raw["cache-max-age"]),
             benchmark_items_only=items_only,
             stream=_one_of("stream", _given(raw, "stream"), ("off", "on", "both")),
-            api=_one_of("api", _given(raw, "api"), ("chat", "responses")),
+            api=_api(_given(raw, "api"), raw["model"]),
         )
 
 
@@ -391,6 +392,17 @@ def parse_choices(name: str, value: str, allowed: tuple[str, ...]) -> tuple[str,
     if unknown or not chosen:
         raise usage_error(name, f"unknown value {', '.join(unknown) or repr(value)}; choose from {', '.join(allowed)}")
     return chosen
+
+
+def _api(value: str, model: str | None) -> str:
+    """``--toolcall-api``; ``messages`` needs the ``anthropic`` SDK, checked before any request (found,
+    not imported: the import takes seconds and is the client process's)."""
+    import importlib.util
+
+    api = _one_of("api", value, ("chat", "responses", "messages"))
+    if api == "messages" and model and model != ORACLE and importlib.util.find_spec("anthropic") is None:
+        raise usage_error("api", "messages needs the anthropic SDK: pip install 'pytest-toolcall[anthropic]'")
+    return api
 
 
 def _one_of(name: str, value: str, allowed: tuple[str, ...]) -> str:

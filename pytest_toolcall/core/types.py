@@ -31,7 +31,7 @@ class ModelSettings:
     api_key_env: str | None = None
     #: Ask with ``stream: true`` and reassemble the answer from its deltas (``--toolcall-stream``).
     stream: bool = False
-    #: The wire format: ``chat`` (Chat Completions) or ``responses`` (``--toolcall-api``).
+    #: The wire format: ``chat`` (Chat Completions), ``responses`` or ``messages`` (``--toolcall-api``).
     api: str = "chat"
 
 

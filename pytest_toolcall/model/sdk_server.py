@@ -1,6 +1,6 @@
-"""The SDK side of the model client: ``Endpoint`` (the ``openai`` SDK, asyncio, bounded
-concurrency, one retry policy), served to every pytest process of a run over a Unix socket by a
-child process of its own.
+"""The SDK side of the model client: ``Endpoint`` (the ``openai`` SDK, or the ``anthropic`` one for
+``--toolcall-api messages``; asyncio, bounded concurrency, one retry policy), served to every pytest
+process of a run over a Unix socket by a child process of its own.
 
     python -m pytest_toolcall.model.sdk_server FD   (started by ``sdk_process.py``, FD its listening socket;
                                              protocol there)
@@ -20,12 +20,13 @@ import sys
 import time
 import urllib.parse
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from pytest_toolcall.core.types import ChatRequest, ChatResponse, FatalRequestError, ModelSettings, RequestError
-from pytest_toolcall.model import responses_api, streaming
+from pytest_toolcall.model import messages_api, responses_api, streaming
 
 if TYPE_CHECKING:
+    import anthropic
     import openai
 
 #: The largest answer read (bytes): a chat completion is kilobytes; a server sending hundreds of
@@ -38,6 +39,10 @@ _STOPPED: dict[tuple[str, str | None, str | None], str] = {}
 #: The endpoints (base URLs) that have answered at least once in this process: until one has, a
 #: failure to connect stops the run instead of being retried item after item.
 _REACHED: set[str | None] = set()
+
+
+#: Where each wire format is posted, relative to the SDK's base URL.
+_PATHS = {"chat": "/chat/completions", "responses": "/responses", "messages": "/v1/messages"}
 
 
 class ResponseTooLarge(Exception):
@@ -55,10 +60,12 @@ class Endpoint:
 
     def __init__(self, settings: ModelSettings) -> None:
         self.settings = settings
-        self._client: openai.AsyncOpenAI | None = None
+        self._client: openai.AsyncOpenAI | anthropic.AsyncAnthropic | None = None
         self._slots: asyncio.Semaphore | None = None
 
     async def open(self) -> None:
+        if self.settings.api == "messages":
+            return await self._open_messages()
         import openai  # imported only when a real endpoint is used: it takes about a second
 
         base_url, query = _split_query(self.settings.base_url)
@@ -76,6 +83,24 @@ class Endpoint:
             # An endpoint that needs no key (an empty --toolcall-api-key-env): no Authorization
             # header at all, rather than a made-up key.
             self._headers["Authorization"] = openai.Omit()
+
+    async def _open_messages(self) -> None:
+        """The ``anthropic`` SDK's client: the key goes in the header the installed SDK sends it in
+        (``x-api-key`` before 2.0, ``Authorization`` since), whatever that is."""
+        import anthropic
+
+        base_url, query = _split_query(self.settings.base_url)
+        self._client = anthropic.AsyncAnthropic(
+            api_key=self.settings.api_key or "no-key",  # given, so that no environment or profile is read
+            base_url=messages_api.sdk_base_url(base_url),
+            default_query=query,
+            timeout=self.settings.timeout,
+            max_retries=0,
+        )
+        self._slots = asyncio.Semaphore(self.settings.concurrency)
+        self._headers = {"X-Stainless-Raw-Response": "stream"}
+        if not self.settings.api_key:
+            self._headers.update({"X-Api-Key": anthropic.Omit(), "Authorization": anthropic.Omit()})
 
     async def close(self) -> None:
         if self._client is not None:
@@ -133,10 +158,13 @@ class Endpoint:
         settings = self.settings
         sampling = {"temperature": settings.temperature, "max_tokens": settings.max_tokens, **request.sampling}
         values = {k: v for k, v in sampling.items() if v is not None}
-        responses = settings.api == "responses"
-        if responses:
+        api = settings.api
+        if api == "responses":
             body = responses_api.request_body(settings.model, request.messages, request.tools)
             body.update(responses_api.sampling(values))
+        elif api == "messages":
+            body = messages_api.request_body(settings.model, request.messages, request.tools)
+            body.update(messages_api.sampling(values))
         else:
             body = {"model": settings.model, "messages": request.messages}
             if request.tools is not None:
@@ -144,21 +172,26 @@ class Endpoint:
             body.update(values)
         if settings.stream:
             body["stream"] = True
-            if not responses:  # a Responses stream always ends with its usage
+            if api == "chat":  # a Responses or Messages stream always carries its usage
                 body["stream_options"] = {"include_usage": True}
         body.update(settings.extra_body)
         assert self._client is not None
         # The body is streamed, not read whole by the SDK, so that its size can be capped.
         response: Any = await self._client.post(
-            "/responses" if responses else "/chat/completions",
-            cast_to=_http_response_type(),
+            _PATHS[api],
+            cast_to=_http_response_type(self._client),
             body=body,
             options={"headers": self._headers},
         )
-        stream: streaming.ChatStream | responses_api.ResponsesStream | None = None
+        stream: streaming.ChatStream | responses_api.ResponsesStream | messages_api.MessagesStream | None = None
         if settings.stream:
             names = streaming.tool_names(request.tools)
-            stream = responses_api.ResponsesStream(names) if responses else streaming.ChatStream(names)
+            if api == "responses":
+                stream = responses_api.ResponsesStream(names)
+            elif api == "messages":
+                stream = messages_api.MessagesStream(names)
+            else:
+                stream = streaming.ChatStream(names)
         decoder = streaming.SSEDecoder()
         try:
             content = bytearray()
@@ -188,24 +221,22 @@ class Endpoint:
             # Masked before it is cut: a cut through an echoed key would leave a piece of it.
             start = self._masked(bytes(content[:4096]).decode("utf-8", "replace"))[:60]
             raise NotJSON(f"HTTP {response.status_code} answer is not JSON ({kind}; {why}): {start!r}") from None
-        if responses:
-            answer = responses_api.completion(answer) if isinstance(answer, dict) else answer
+        if api == "responses" and isinstance(answer, dict):
+            answer = responses_api.completion(answer)
+        elif api == "messages" and isinstance(answer, dict):
+            answer = messages_api.completion(answer)
         return answer, []
 
     def _refusal(self, request: ChatRequest, exc: Exception, latency: float) -> ChatResponse | None:
         """The answer of a request that accepts error answers when ``exc`` is a definite refusal (a
         4xx other than 429): its status and message."""
-        import openai
-
-        if not request.answer_errors or not isinstance(exc, openai.APIStatusError) or _retryable(exc):
+        if not request.answer_errors or not _is_status_error(exc) or _retryable(exc):
             return None
         return ChatResponse(self._masked(exc.message), None, latency_s=latency, status=exc.status_code)
 
     def _fatal_advice(self, exc: Exception) -> str | None:
         """What to check when ``exc`` is an answer no retry and no other request can change, else None."""
-        import openai
-
-        if not isinstance(exc, openai.APIStatusError):
+        if not _is_status_error(exc):
             return None
         _REACHED.add(self.settings.base_url)  # it answered: a later connection failure is retried
         from pytest_toolcall.core.settings import redact_url
@@ -220,6 +251,10 @@ class Endpoint:
         if exc.status_code == 404 and s.api == "responses":
             return (
                 f"stopped: check that {endpoint} serves the Responses API (POST /responses, --toolcall-api responses)"
+            )
+        if exc.status_code == 404 and s.api == "messages":
+            return (
+                f"stopped: check that {endpoint} serves the Messages API (POST /v1/messages, --toolcall-api messages)"
             )
         if exc.status_code == 404:
             return f"stopped: check the model name {s.model!r} and the endpoint {endpoint} (--toolcall-base-url)"
@@ -265,9 +300,7 @@ class Endpoint:
 
     def _describe(self, exc: Exception, attempt: int) -> str:
         """The last cause, for a person; never the API key (servers echo parts of requests)."""
-        import openai
-
-        if isinstance(exc, openai.APIStatusError):
+        if _is_status_error(exc):
             text = f"HTTP {exc.status_code}: {exc.message}"
             if not _retryable(exc):
                 text += " (not retried: a 4xx other than 429 will not change on retry)"
@@ -299,17 +332,13 @@ def _split_query(url: str | None) -> tuple[str | None, dict[str, str] | None]:
     return base, dict(parse_qsl(query, keep_blank_values=True)) or None
 
 
-def _http_response_type() -> type:
-    """The response class of the HTTP library under the installed SDK (httpx, or httpx2 in newer
-    releases): given as ``cast_to``, the SDK returns the response unread."""
-    try:
-        import httpx2
-
-        return httpx2.Response
-    except ImportError:
-        import httpx
-
-        return httpx.Response
+def _http_response_type(client: Any) -> type:
+    """The response class of the HTTP library under the client's SDK (httpx, or httpx2 in newer
+    releases; the two SDKs need not use the same): given as ``cast_to``, the SDK returns the response
+    unread."""
+    base = sys.modules[f"{type(client).__module__.split('.')[0]}._base_client"]
+    http = getattr(base, "httpx2", None) or base.httpx
+    return http.Response
 
 
 def _names_setting(exc: Exception, settings: ModelSettings) -> bool:
@@ -335,21 +364,29 @@ def _causes(exc: BaseException) -> Iterator[BaseException]:
         current = current.__cause__ or current.__context__
 
 
+def _is_status_error(exc: Exception) -> TypeGuard[Any]:
+    """Whether ``exc`` is an HTTP error answer, as either SDK raises it (both carry ``status_code``,
+    ``message``, ``body`` and ``response``); typed ``Any`` so that those are read without a cast."""
+    import openai
+
+    kinds: list[type] = [openai.APIStatusError]
+    anthropic = sys.modules.get("anthropic")  # loaded only for --toolcall-api messages
+    if anthropic is not None:
+        kinds.append(anthropic.APIStatusError)
+    return isinstance(exc, tuple(kinds))
+
+
 def _retryable(exc: Exception) -> bool:
     """Everything but a definite refusal is retried: 429 and 5xx, but also connection resets,
     timeouts and bodies that are not a completion, whether the SDK wraps the transport's exception
     (APIConnectionError) or, on some of its paths, lets it escape as is."""
-    import openai
-
-    if isinstance(exc, openai.APIStatusError):
+    if _is_status_error(exc):
         return exc.status_code == 429 or exc.status_code >= 500
     return not isinstance(exc, ResponseTooLarge)
 
 
 def _retry_after(exc: Exception) -> float | None:
-    import openai
-
-    if not isinstance(exc, openai.APIStatusError):
+    if not _is_status_error(exc):
         return None
     value = exc.response.headers.get("retry-after")
     try:

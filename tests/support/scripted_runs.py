@@ -148,8 +148,10 @@ class RecordingServer(ChatServer):
         self.arrivals: list[Arrival] = []
         self._arrivals_lock = threading.Lock()
 
-    def _record(self, raw: bytes, auth: str | None) -> tuple[dict[str, Any] | None, str | None]:
-        body, fault = super()._record(raw, auth)
+    def _record(
+        self, raw: bytes, auth: str | None, api_key: str | None = None
+    ) -> tuple[dict[str, Any] | None, str | None]:
+        body, fault = super()._record(raw, auth, api_key)
         with self._arrivals_lock:
             self.arrivals.append(Arrival(time.monotonic(), body, fault, auth))
         return body, fault

@@ -1,5 +1,6 @@
 """A model behind the local server that keeps the serving contract the conformance probes check, or
-breaks the parts of it it is told to (``BREAKS``); it speaks Chat Completions and the Responses API.
+breaks the parts of it it is told to (``BREAKS``); it speaks Chat Completions, the Responses API and
+the Messages API (whose ``tool_choice`` objects are read as their Chat Completions equivalents).
 
 What the "model" wants to answer is looked up from the request's text (``INTENTS``); the serving
 layer then applies ``tool_choice``, ``parallel_tool_calls`` and the 400s, as a compliant stack does.
@@ -101,7 +102,21 @@ def _refusal(message: str) -> Reply:
 def _last_is_tool_result(body: dict[str, Any]) -> bool:
     items = body.get("messages") or body.get("input") or []
     last = items[-1] if isinstance(items, list) and items else {}
-    return last.get("role") == "tool" or last.get("type") == "function_call_output"
+    blocks = last.get("content") if isinstance(last.get("content"), list) else []
+    tool_result = any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks)
+    return last.get("role") == "tool" or last.get("type") == "function_call_output" or tool_result
+
+
+def _choices(body: dict[str, Any]) -> tuple[Any, Any]:
+    """``tool_choice`` and ``parallel_tool_calls`` as Chat Completions states them."""
+    choice = body.get("tool_choice")
+    if body.get("_api") != "messages" or not isinstance(choice, dict):
+        return choice, body.get("parallel_tool_calls")
+    parallel = False if choice.get("disable_parallel_tool_use") else None
+    kind = choice.get("type")
+    if kind == "tool":
+        return {"type": "function", "function": {"name": choice.get("name")}}, parallel
+    return {"auto": "auto", "any": "required", "none": "none"}.get(kind, choice), parallel
 
 
 def contract_model(breaks: frozenset[str] = frozenset()) -> Callable[[dict[str, Any]], Reply]:
@@ -112,7 +127,7 @@ def contract_model(breaks: frozenset[str] = frozenset()) -> Callable[[dict[str, 
     def respond(body: dict[str, Any]) -> Reply:
         text = message_text(body)
         tools = _tool_names(body)
-        choice = body.get("tool_choice")
+        choice, parallel = _choices(body)
         if choice is not None and choice not in ("auto", "none", "required") and _named(choice) is None:
             if "accepts_invalid_tool_choice" not in breaks:
                 return _refusal(f"invalid tool_choice {choice!r}")
@@ -132,7 +147,7 @@ def contract_model(breaks: frozenset[str] = frozenset()) -> Callable[[dict[str, 
             kept = [c for c in calls if c["name"] == name]
             calls = kept or [_call(name, **(calls[0]["arguments"] if calls else {"city": "Paris"}))]
             content = None
-        if body.get("parallel_tool_calls") is False and "parallel_ignored" not in breaks:
+        if parallel is False and "parallel_ignored" not in breaks:
             calls = calls[:1]
         if "strict_ignored" in breaks:
             for call in calls:

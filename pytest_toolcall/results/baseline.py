@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_toolcall.core.benchmark import Benchmark
-from pytest_toolcall.core.comparison import compare_units
+from pytest_toolcall.core.protocol.benchmark import Benchmark
+from pytest_toolcall.core.stats.comparison import compare_units
 
 
 class BaselineError(ValueError):
@@ -23,7 +23,7 @@ class BaselineError(ValueError):
 
 def load_baseline(path: Path) -> dict[str, Any]:
     """The report at ``path``, checked enough to compare with: BaselineError otherwise."""
-    from pytest_toolcall.core.report_reader import ReportError, read_report
+    from pytest_toolcall.core.safety.reports import ReportError, read_report
 
     try:
         document = read_report(path)

@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from pytest_toolcall.core.text import inert
+from pytest_toolcall.core.safety.text import inert
 
 
 def write_json_atomic(path: Path, data: dict[str, Any]) -> None:

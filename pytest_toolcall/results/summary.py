@@ -1,13 +1,13 @@
 """The terminal summary of a run's result: each block's table (rendered by its benchmark, by default
-with ``core.tables``), usage, the comparison with a baseline, what is missing, the gate's verdict."""
+with ``core.protocol.tables``), usage, the comparison with a baseline, what is missing, the gate's verdict."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from pytest_toolcall.core.comparison import ALPHA
-from pytest_toolcall.core.tables import Part, Table, render
-from pytest_toolcall.core.text import number
+from pytest_toolcall.core.protocol.tables import Part, Table, render
+from pytest_toolcall.core.safety.text import number
+from pytest_toolcall.core.stats.comparison import ALPHA
 from pytest_toolcall.results.stream_parity import summary_lines as stream_summary_lines
 
 if TYPE_CHECKING:

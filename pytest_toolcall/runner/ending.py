@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from pytest_toolcall import __version__
-from pytest_toolcall.core.blocks import BlockError
-from pytest_toolcall.core.registry import is_benchmark_nodeid
-from pytest_toolcall.core.settings import redact_url
+from pytest_toolcall.config.registry import is_benchmark_nodeid
+from pytest_toolcall.core.protocol.blocks import BlockError
+from pytest_toolcall.core.safety.urls import redact_url
 from pytest_toolcall.results import gate, github, report, summary
 from pytest_toolcall.results.run_result import RunResult
 from pytest_toolcall.runner import answers, compat, shards

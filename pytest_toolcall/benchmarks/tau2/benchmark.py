@@ -11,22 +11,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pytest_toolcall.benchmarks.tau2.environment import DATA, DOMAINS
-from pytest_toolcall.core.benchmark import (
+from pytest_toolcall.api import (
+    ORACLE,
     Benchmark,
+    ChatRequest,
     DataError,
     Dialogue,
     Loaded,
+    Model,
     Models,
+    Option,
     OtherModel,
+    Part,
     Plan,
     Skip,
     Unit,
     Verdict,
+    parse_choices,
+    usage_error,
 )
-from pytest_toolcall.core.settings import ORACLE, Option, parse_choices, usage_error
-from pytest_toolcall.core.tables import Part
-from pytest_toolcall.core.types import ChatRequest, Model
+from pytest_toolcall.benchmarks.tau2.environment import DATA, DOMAINS
 
 COMMIT = "a2c0247"
 SPLITS = ("leaderboard", "base", "train", "test", "full", "small")

@@ -118,7 +118,9 @@ class Endpoint:
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
         assert self._client is not None and self._slots is not None, "open() first"
+        asked = time.perf_counter()
         async with self._slots:
+            queued = time.perf_counter() - asked  # waiting for a slot: not part of the latency
             attempt = 0
             while True:
                 stopped = _STOPPED.get(self._identity)
@@ -129,12 +131,13 @@ class Endpoint:
                     # The whole request (connect to last byte) within the timeout: httpx's own
                     # timeout applies per read, so a server trickling bytes would never time out.
                     async with asyncio.timeout(self.settings.timeout):
-                        completion, problems = await self._create(request)
+                        completion, problems, first_event = await self._create(request)
                     _REACHED.add(self.settings.base_url)
                     response = _response(completion, time.perf_counter() - started)
-                    if problems:
-                        response = dataclasses.replace(response, stream_problems=problems)
-                    return dataclasses.replace(response, retries=attempt) if attempt else response
+                    ttft = None if first_event is None else first_event - started
+                    return dataclasses.replace(
+                        response, stream_problems=problems, retries=attempt, ttft_s=ttft, queue_s=queued
+                    )
                 except TimeoutError:
                     exc: Exception = TimeoutError(f"no complete answer within {self.settings.timeout:g}s")
                 except Exception as error:
@@ -156,11 +159,12 @@ class Endpoint:
                 attempt += 1
                 await asyncio.sleep(delay)
 
-    async def _create(self, request: ChatRequest) -> tuple[Any, list[str]]:
+    async def _create(self, request: ChatRequest) -> tuple[Any, list[str], float | None]:
         """POST the body as built here, through the SDK's documented generic ``post``: the SDK
         adds auth, base URL, timeouts and error types, but neither rewrites ``messages``/``tools``
         nor builds typed response objects (a few ms of CPU per request, which limits throughput).
-        Returns the answer as a ``chat.completion`` and, for a streamed one, the stream rules it broke."""
+        Returns the answer as a ``chat.completion`` and, for a streamed one, the stream rules it broke
+        and when (``perf_counter``) its first event came."""
         settings = self.settings
         sampling = {"temperature": settings.temperature, "max_tokens": settings.max_tokens, **request.sampling}
         values = {k: v for k, v in sampling.items() if v is not None}
@@ -199,6 +203,7 @@ class Endpoint:
             else:
                 stream = streaming.ChatStream(names)
         decoder = streaming.SSEDecoder()
+        first_event: float | None = None
         try:
             content = bytearray()
             async for chunk in response.aiter_bytes():
@@ -209,13 +214,16 @@ class Endpoint:
                     )
                 if stream is not None:
                     for data in decoder.feed(chunk):
+                        if first_event is None:
+                            first_event = time.perf_counter()
                         stream.event(data)
         finally:
             await response.aclose()
         if stream is not None:
             for data in decoder.close():
+                first_event = first_event or time.perf_counter()
                 stream.event(data)
-            return stream.finish(), stream.problems
+            return stream.finish(), stream.problems, first_event
         try:
             answer = json.loads(content)
         except ValueError as exc:
@@ -231,7 +239,7 @@ class Endpoint:
             answer = responses_api.completion(answer)
         elif api == "messages" and isinstance(answer, dict):
             answer = messages_api.completion(answer)
-        return answer, []
+        return answer, [], None
 
     def _refusal(self, request: ChatRequest, exc: Exception, latency: float) -> ChatResponse | None:
         """The answer of a request that accepts error answers when ``exc`` is a definite refusal (a

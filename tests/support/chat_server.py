@@ -73,6 +73,9 @@ class Reply:
     usage: dict[str, Any] | None = None  # sent verbatim as the completion's usage instead of the estimate
     omit_usage: bool = False  # no usage at all (plain answers and streams alike)
     stream_break: str | None = None  # when streamed: break this rule (one of STREAM_BREAKS)
+    # When streamed: seconds (from the response's headers) before the first event, and before the last.
+    first_event_after: float = 0.0
+    last_event_after: float = 0.0
 
     def __post_init__(self) -> None:
         if self.stream_break is not None and self.stream_break not in STREAM_BREAKS:
@@ -288,7 +291,7 @@ class _Handler(BaseHTTPRequestHandler):
                 events = chat._message_events(body, reply)
             else:
                 events = chat._response_events(body, reply) if responses else chat._chunks(body, reply)
-            return self._send_events(events)
+            return self._send_events(events, reply.first_event_after, reply.last_event_after)
         if messages:
             payload = json.dumps(chat._message_object(body, reply)).encode()
         else:
@@ -298,14 +301,21 @@ class _Handler(BaseHTTPRequestHandler):
             payload = payload[: len(payload) // 2]
         self._send(200, payload)
 
-    def _send_events(self, events: list[str]) -> None:
-        """A server-sent event stream, each event written (and flushed) on its own."""
+    def _send_events(self, events: list[str], first_after: float = 0.0, last_after: float = 0.0) -> None:
+        """A server-sent event stream, each event written (and flushed) on its own; the first after
+        ``first_after`` seconds, the last after ``last_after`` (from the headers)."""
         try:
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
-            for event in events:
+            self.wfile.flush()
+            opened = time.monotonic()
+            for number, event in enumerate(events):
+                wait = first_after if number == 0 else last_after if number == len(events) - 1 else 0.0
+                if not self.server.chat._sleep(wait - (time.monotonic() - opened)):
+                    self.close_connection = True
+                    return
                 data = event.encode()
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
                 self.wfile.flush()

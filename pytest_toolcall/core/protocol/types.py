@@ -72,6 +72,12 @@ class ChatResponse:
     status: int = 200
     #: The stream rules a streamed answer broke, each ``"<rule> at chunk <n>: <detail>"``.
     stream_problems: list[str] = field(default_factory=list)
+    #: Seconds from sending a streamed request to its first event (None: not streamed); like
+    #: ``latency_s``, of the attempt that answered.
+    ttft_s: float | None = None
+    #: Seconds the request waited for a free slot of ``--toolcall-concurrency`` before it was sent:
+    #: not part of ``latency_s``.
+    queue_s: float = 0.0
 
 
 class RequestError(Exception):

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from pytest_toolcall.results.diffing import CHANGED, FIXED, REGRESSED, CallPair, RunDiff, align_calls, calls_of
+from pytest_toolcall.results.identity import label
 
 STYLE = """<style>
 .side { display: grid; grid-template-columns: repeat(var(--cols), minmax(0, 1fr)); gap: 12px; }
@@ -42,8 +43,8 @@ def diff_page(diff: RunDiff, base_name: str, now_name: str, base_run: dict[str, 
 
     counts = diff.counts()
     head = (
-        f"<p>base: <b>{escape(base_name)}</b> ({escape(str(base_run.get('model')))}) — now: <b>{escape(now_name)}</b> "
-        f"({escape(str(now_run.get('model')))})</p>"
+        f"<p>base: <b>{escape(base_name)}</b> ({escape(label(base_run))}) — now: <b>{escape(now_name)}</b> "
+        f"({escape(label(now_run))})</p>"
         f'<p id="counts">{counts[REGRESSED]} regressed, {counts[FIXED]} fixed, {counts[CHANGED]} changed '
         f"with the same verdict ({diff.reordered()} of the changes only reordered their calls); "
         f"{len(diff.only_base)} only in base, {len(diff.only_now)} only now</p>"

@@ -197,30 +197,22 @@ def completeness(
 
 
 def regressions(comparison: dict[str, Any] | None, alpha: float, named: list[str]) -> list[str]:
-    """A message for each gated metric significantly worse than in the baseline (diff < 0, p < alpha).
-
-    Gated: the headline metrics of each block (``gated`` in the comparison) and every metric a
-    threshold names."""
-    from pytest_toolcall.core.stats.comparison import significant_regression
+    """A message for each metric whose standing is ``regressed`` at ``alpha`` (``results.standing``):
+    a gated metric (a block's headline, or one a threshold names) significantly worse than in the
+    baseline."""
+    from pytest_toolcall.results.standing import REGRESSED, standing
 
     if not comparison:
         return []
     shortfalls = []
     for name, change in comparison.get("metrics", {}).items():
-        gated = change.get("gated") or any(_names(metric, name) for metric in named)
-        if gated and significant_regression(change, alpha):
+        if standing(name, change, alpha, named) == REGRESSED:
             shortfalls.append(
                 f"{name} regressed: {change['baseline']:.4f} -> {change['now']:.4f} "
                 f"(p = {change['p_value']:.4g} < {alpha:g}; {change['regressed']} unit(s) pass->fail, "
                 f"{change['fixed']} fail->pass)"
             )
     return shortfalls
-
-
-def _names(metric: str, name: str) -> bool:
-    """Whether a threshold's metric name (short or full) names this comparison metric."""
-    block, _, short = name.rpartition(".")
-    return metric in (name, short) or name.endswith(f"/{metric}") or f"{block.rpartition('/')[2]}.{short}" == metric
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,8 @@ LEADERBOARD = {"airline": "base", "retail": "base", "telecom": "base"}
 SIMULATION_COST = 30.0
 NO_USER = (
     "a τ²-bench simulation needs a user simulator: pass --toolcall-user-model=NAME "
-    "(and --toolcall-user-base-url=URL if it is served elsewhere)"
+    "(and --toolcall-user-base-url=URL if it is served elsewhere), or re-grade results files with "
+    "--toolcall-tau2-results"
 )
 
 
@@ -111,6 +112,12 @@ class Tau2(Benchmark):
         self.judge_model = option("judge-model") or None
         self.judge_base_url = option("judge-base-url") or settings.base_url
         self.judge_api_key_env = option("judge-api-key-env") or settings.api_key_env
+
+    def read_inputs(self) -> None:
+        """A live run without a user simulator would skip every simulation: refused before any
+        request (the oracle plays the user from the task when none is named)."""
+        if not self.results_files and not self.user_model and not self.settings.is_oracle:
+            raise usage_error("user-model", NO_USER)
 
     def other_models(self) -> tuple[OtherModel, ...]:
         models = []

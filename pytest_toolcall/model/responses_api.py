@@ -7,7 +7,8 @@ Mapping: ``system``/``user``/``assistant`` messages become input messages; an as
 a ``reasoning`` item; ``tool`` messages become ``function_call_output`` items of the same
 ``call_id``. Tools are function tools (``{"type": "function", "name", "description", "parameters",
 "strict"}``); ``max_tokens`` is ``max_output_tokens``; a named ``tool_choice`` is
-``{"type": "function", "name"}``. In the answer, ``function_call`` output items are the tool calls,
+``{"type": "function", "name"}``; ``response_format`` is ``text.format`` (a json_schema's ``name``,
+``schema`` and ``strict`` beside its ``type``). In the answer, ``function_call`` output items are the tool calls,
 ``message`` items the text, ``reasoning`` items the reasoning, ``usage.input_tokens`` /
 ``output_tokens`` the prompt / completion tokens.
 """
@@ -47,6 +48,11 @@ def sampling(values: dict[str, Any]) -> dict[str, Any]:
     choice = out.get("tool_choice")
     if isinstance(choice, dict) and isinstance(choice.get("function"), dict):
         out["tool_choice"] = {"type": "function", "name": choice["function"].get("name")}
+    form = out.pop("response_format", None)
+    if isinstance(form, dict) and form.get("type") == "json_schema" and isinstance(form.get("json_schema"), dict):
+        out["text"] = {"format": {"type": "json_schema", **form["json_schema"]}}
+    elif form is not None:
+        out["text"] = {"format": form}
     return out
 
 

@@ -41,7 +41,7 @@ MAX_RESPONSE_BYTES = 32 * 2**20
 
 #: Endpoints that gave an answer no retry can fix, by everything that reaches them (model, URL, key):
 #: shared by every connection of this process, so that all pytest processes of a run stop at once.
-_STOPPED: dict[tuple[str, str | None, str | None], str] = {}
+_STOPPED: dict[tuple[str, str | None, str | None, str], str] = {}
 #: The endpoints (base URLs) that have answered at least once in this process: until one has, a
 #: failure to connect stops the run instead of being retried item after item.
 _REACHED: set[str | None] = set()
@@ -113,8 +113,9 @@ class Endpoint:
             await self._client.close()
 
     @property
-    def _identity(self) -> tuple[str, str | None, str | None]:
-        return (self.settings.model, self.settings.base_url, self.settings.api_key)
+    def _identity(self) -> tuple[str, str | None, str | None, str]:
+        # (the API too: an endpoint that does not serve one wire format may serve another)
+        return (self.settings.model, self.settings.base_url, self.settings.api_key, self.settings.api)
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
         assert self._client is not None and self._slots is not None, "open() first"
@@ -146,7 +147,7 @@ class Endpoint:
                 if unreachable is not None:
                     _STOPPED.setdefault(self._identity, self._masked(unreachable))
                     raise FatalRequestError(_STOPPED[self._identity])
-                advice = self._fatal_advice(exc)
+                advice = self._fatal_advice(exc, request.answer_errors)
                 if advice is not None:
                     _STOPPED.setdefault(self._identity, f"{self._describe(exc, attempt)}; {advice}")
                     raise FatalRequestError(_STOPPED[self._identity])
@@ -248,8 +249,9 @@ class Endpoint:
             return None
         return ChatResponse(self._masked(exc.message), None, latency_s=latency, status=exc.status_code)
 
-    def _fatal_advice(self, exc: Exception) -> str | None:
-        """What to check when ``exc`` is an answer no retry and no other request can change, else None."""
+    def _fatal_advice(self, exc: Exception, answer_errors: bool = False) -> str | None:
+        """What to check when ``exc`` is an answer no retry and no other request can change, else None.
+        ``answer_errors``: the request expects a refusal, so a 400 naming a setting is its answer."""
         if not _is_status_error(exc):
             return None
         _REACHED.add(self.settings.base_url)  # it answered: a later connection failure is retried
@@ -272,7 +274,7 @@ class Endpoint:
             )
         if exc.status_code == 404:
             return f"stopped: check the model name {s.model!r} and the endpoint {endpoint} (--toolcall-base-url)"
-        if exc.status_code == 400 and _names_setting(exc, s):
+        if exc.status_code == 400 and not answer_errors and _names_setting(exc, s):
             return (
                 f"stopped: check the model name {s.model!r} and the request parameters "
                 "(--toolcall-temperature, --toolcall-max-tokens, --toolcall-extra-body)"

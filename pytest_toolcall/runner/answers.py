@@ -56,7 +56,7 @@ class Answers:
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
         self.config = config
         self.settings = settings
-        self._models: dict[tuple[str, str | None, str, bool], Model] = {}
+        self._models: dict[tuple[str, str | None, str, bool, str | None], Model] = {}
         self._store: ResponseStore | None = None
         self._own_client = False  # this worker could not reach the controller's client process
         # Prefetching is for answers that take time. When none does (the oracle, a replay from the
@@ -107,12 +107,15 @@ class Answers:
         ``other_requests`` (the oracle's cost nothing and are counted nowhere, as for units)."""
         return self.model if self.oracle else OtherRequests(self.model, self.other_requests)
 
-    def named(self, name: str, base_url: str | None, api_key_env: str, stream: bool = False) -> Model:
+    def named(
+        self, name: str, base_url: str | None, api_key_env: str, stream: bool = False, api: str | None = None
+    ) -> Model:
         """A model by name (the one under test, or a user simulator), built once; ``stream``: asked
-        with streamed requests."""
-        key = (name, base_url, api_key_env, stream)
+        with streamed requests; ``api``: through this wire format (default: ``--toolcall-api`` for the
+        model under test, Chat Completions for others)."""
+        key = (name, base_url, api_key_env, stream, api)
         if key not in self._models:
-            self._models[key] = self._build(name, base_url, api_key_env, stream)
+            self._models[key] = self._build(name, base_url, api_key_env, stream, api)
         return self._models[key]
 
     def streams(self, name: str, base_url: str | None, streamed_view: bool) -> bool:
@@ -122,8 +125,12 @@ class Answers:
         wanted = s.stream == "on" or (s.stream == "both" and streamed_view)
         return wanted and (name, base_url) == (s.model, s.base_url)
 
-    def _build(self, name: str, base_url: str | None, api_key_env: str, stream: bool = False) -> Model:
+    def _build(
+        self, name: str, base_url: str | None, api_key_env: str, stream: bool = False, api: str | None = None
+    ) -> Model:
         s = self.settings
+        if api is None:
+            api = s.api if (name, base_url) == (s.model, s.base_url) else "chat"
         if name == ORACLE:
             return OracleModel()  # instant and offline: nothing to store
         network: Model | None = None
@@ -141,7 +148,7 @@ class Answers:
                     concurrency=s.concurrency,
                     api_key_env=api_key_env,
                     stream=stream,
-                    api=s.api if (name, base_url) == (s.model, s.base_url) else "chat",
+                    api=api,
                 )
             )
             if self.budget is not None:
@@ -159,8 +166,8 @@ class Answers:
         # keys of plain Chat Completions answers stay as they were).
         if stream:
             sampling["stream"] = True
-        if s.api != "chat" and (name, base_url) == (s.model, s.base_url):
-            sampling["api"] = s.api
+        if api != "chat":
+            sampling["api"] = api
         return CachedModel(name, network, store, s.cache_mode, base_url, sampling)
 
     def client_address(self) -> str:
@@ -426,6 +433,17 @@ class UnitModels:
         if key not in self._views:
             stream = self._run.streams(name, base_url, self.streamed)
             model = self._run.named(name, base_url, api_key_env, stream)
+            self._views[key] = UnitModel(model, self._unit.asker, self.answers)
+        return self._views[key]
+
+    def through(self, api: str, stream: bool) -> Model:
+        """The model under test through this wire format, streamed or not (``Models.through``)."""
+        s = self._run.settings
+        if self._run.oracle:
+            return self.model
+        key = (s.model, s.base_url, f"{s.api_key_env}\x00{api}\x00{stream}")
+        if key not in self._views:
+            model = self._run.named(s.model, s.base_url, s.api_key_env, stream, api)
             self._views[key] = UnitModel(model, self._unit.asker, self.answers)
         return self._views[key]
 

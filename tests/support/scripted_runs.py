@@ -190,9 +190,7 @@ def verdicts(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
     for nodeid, record in records_by_nodeid(report).items():
         plain = {k: v for k, v in record.items() if k != "latency_s"}
         if isinstance(plain.get("usage"), dict):
-            requests = [
-                {k: v for k, v in r.items() if k not in TIMING} for r in plain["usage"]["requests"]
-            ]
+            requests = [{k: v for k, v in r.items() if k not in TIMING} for r in plain["usage"]["requests"]]
             plain["usage"] = {**plain["usage"], "requests": requests}
         if isinstance(plain.get("tool_calls"), list):
             plain["tool_calls"] = [

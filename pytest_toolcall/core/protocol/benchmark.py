@@ -140,6 +140,12 @@ class Models(Protocol):
 
     def named(self, name: str, base_url: str | None, api_key_env: str) -> Model: ...
 
+    def through(self, api: str, stream: bool) -> Model:
+        """The model under test asked through this wire format (``chat``, ``responses``,
+        ``messages``), streamed or not, whatever the run's ``--toolcall-api`` and ``--toolcall-stream``
+        (the conformance probes ask every path); the oracle's answers are the oracle's."""
+        ...
+
     def exchange(self, kind: str, request: Any, perform: Callable[[], Any]) -> Any:
         """What an environment outside the model (an MCP server) answers to ``request`` (plain JSON),
         kept in the response store with the unit's answers so that a replay needs no environment:
@@ -184,6 +190,9 @@ class _Replanning:
         raise _NoModel
 
     def named(self, name: str, base_url: str | None, api_key_env: str) -> Model:
+        raise _NoModel
+
+    def through(self, api: str, stream: bool) -> Model:
         raise _NoModel
 
     def exchange(self, kind: str, request: Any, perform: Callable[[], Any]) -> Any:

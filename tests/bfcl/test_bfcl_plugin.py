@@ -201,7 +201,7 @@ def test_gate_names(pytester: pytest.Pytester, thresholds: str, exit_code: int, 
 def test_gate_name_ownership() -> None:
     assert BFCL.claims_metric("bfcl.overall") and BFCL.claims_metric("bfcl.live_multiple")
     assert not BFCL.claims_metric("overall") and not BFCL.claims_metric("general_fc.tool_call_f1")
-    with pytest.raises(ValueError, match=r"unknown BFCL metric 'bfcl\.simple'"):
+    with pytest.raises(ValueError, match=r"unknown metric 'bfcl\.simple'"):
         BFCL.claims_metric("bfcl.simple")
     # Every benchmark agrees on who owns what (ACEBench owns the unprefixed names).
     (threshold,) = gate.parse_thresholds("bfcl.irrelevance=0.5")
@@ -216,6 +216,8 @@ def test_gate_name_ownership() -> None:
     metrics = {"bfcl": bfcl_metrics(records, {}, "fc")}
     assert BFCL.gate_values("bfcl.irrelevance", metrics) == [("bfcl.irrelevance", 1.0)]
     assert metrics["bfcl"]["scores"]["irrelevance"]["value"] == 0.5
+    # ... and the summary score is bfcl.group.irrelevance, in the gate as in the comparison.
+    assert BFCL.gate_values("bfcl.group.irrelevance", metrics) == [("bfcl.group.irrelevance", 0.5)]
     assert BFCL.gate_values("bfcl.overall", {}) == [("bfcl.overall", None)]
 
 
@@ -254,7 +256,7 @@ def test_errors_are_counted_apart_and_make_the_scores_partial() -> None:
         ("--toolcall-bfcl-mode=fc,prompting", "--toolcall-bfcl-mode: one mode"),
         ("--toolcall-bfcl-categories=simple", "--toolcall-bfcl-categories: unknown value simple"),
         ("--toolcall-bfcl-categories=web_search", "--toolcall-bfcl-categories: unknown value web_search"),
-        ("--toolcall-fail-under=bfcl.web_search=0.5", "unknown BFCL metric 'bfcl.web_search'"),
+        ("--toolcall-fail-under=bfcl.web_search=0.5", "unknown metric 'bfcl.web_search'"),
     ],
 )
 def test_usage_errors(pytester: pytest.Pytester, option: str, message: str) -> None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from pytest_toolcall.api import Column, Group, Metrics, Overall, Rows, derive_block, group_shares
 from pytest_toolcall.benchmarks.bfcl.data import DATA_DIR, FILE_PREFIX
 
 SIMPLE_GROUP = ("simple_python", "simple_java", "simple_javascript")
@@ -181,116 +182,61 @@ ALL_CATEGORIES = (
     "live_relevance",
     *MULTI_TURN,
 )
-#: Which categories each summary score is made of (a short or errored member makes it partial).
-SCORE_MEMBERS: dict[str, tuple[str, ...]] = {
-    "simple": SIMPLE_GROUP,
-    "non_live": tuple(c for group in NON_LIVE_GROUPS for c in group),
-    "live": LIVE_AST,
-    "irrelevance": IRRELEVANCE,
-    "relevance": RELEVANCE,
-    "multi_turn": MULTI_TURN,
-    "agentic": (),
-    "overall": ALL_CATEGORIES,
-}
-#: The summary scores shown as groups (the sub-group "simple" and the absent "agentic" aside).
-GROUP_NAMES = ("non_live", "live", "irrelevance", "relevance", "multi_turn")
 #: Official categories this plugin does not run.
 OUT_OF_SCOPE = ("web_search", "memory", "format_sensitivity")
-#: Outcomes of items that did not run to a verdict on purpose: in no denominator.
-NOT_SCORED = {"skipped"}
+
+
+def live_sizes() -> dict[str, int]:
+    """The shipped sizes of the live AST categories: the official weight of one that was not run."""
+    return {name: dataset_size(name) for name in LIVE_AST}
+
+
+#: BFCL's metrics, declared: a row per category (with its ceiling), the official summary scores as
+#: groups (``simple`` a step of ``non_live``; ``live`` weighted by sample counts; ``agentic`` not part
+#: of this plugin) and OVERALL weighted as the leaderboard weighs them. The category ``irrelevance``
+#: and the summary score ``irrelevance`` share a name: the gate names the score ``group.irrelevance``.
+METRICS = Metrics(
+    rows=(Rows(names=ALL_CATEGORIES),),
+    columns=(Column("ceiling", "ceiling"),),
+    groups={
+        "simple": Group(SIMPLE_GROUP, shown=False),
+        "non_live": Group(("simple", *(group[0] for group in NON_LIVE_GROUPS[1:]))),
+        "live": Group(LIVE_AST, pooled=True),
+        "irrelevance": Group(IRRELEVANCE),
+        "relevance": Group(RELEVANCE),
+        "multi_turn": Group(MULTI_TURN),
+        "agentic": Group((), shown=False),
+    },
+    overall=Overall(OVERALL_WEIGHTS),
+    group_intervals=False,
+    scores=True,
+    row_official=False,
+    errored_scores_zero=True,
+    data_sizes=live_sizes,
+    fields=lambda benchmark, records: own_fields(benchmark.mode),
+)
+
+
+def own_fields(mode: str) -> dict[str, Any]:
+    """The fields of the block that are BFCL's own: the mode it ran in, what it does not run."""
+    return {"mode": mode, "out_of_scope": list(OUT_OF_SCOPE)}
 
 
 def bfcl_metrics(records: Iterable[Mapping[str, Any]], sizes: Mapping[str, int], mode: str) -> dict[str, Any]:
-    """The ``bfcl`` metrics block from the records of a run (``score`` 1.0 = passed; ``ceiling`` per
-    record) and the number of units of each loaded category before any selection (``sizes``).
+    """The ``bfcl`` metrics block (what the declaration derives) from the records of a run (``score``
+    1.0 = passed; ``ceiling`` per record) and the number of units of each loaded category before any
+    selection (``sizes``).
 
     A category counts every item that ran, errors included (an item whose request failed did not
     pass); a category with fewer items than the data holds, or with errors, makes every score it is
     part of partial, as a category that did not run at all does."""
-    from pytest_toolcall.api import failure_kind_counts
-    from pytest_toolcall.api.statistics import category_fields, repeat_fields
-
-    by_category: dict[str, list[Mapping[str, Any]]] = {}
-    for record in records:
-        if record.get("outcome") not in NOT_SCORED:
-            by_category.setdefault(str(record.get("category")), []).append(record)
-    categories: dict[str, dict[str, Any]] = {}
-    for name in ALL_CATEGORIES:
-        rows = by_category.get(name)
-        if not rows:
-            continue
-        n = len(rows)
-        passed = sum(1 for r in rows if r.get("score") == 1.0)
-        errors = sum(1 for r in rows if r.get("outcome") == "error")
-        ceilings = [r["ceiling"] for r in rows if isinstance(r.get("ceiling"), (int, float))]
-        categories[name] = {
-            "n": n,
-            "passed": passed,
-            "failed": n - passed - errors,
-            "errors": errors,
-            "accuracy": passed / n,
-            # Wilson when each unit ran once; under repeats pass^k, flaky units and a unit bootstrap.
-            **category_fields(rows),
-            "ceiling": sum(ceilings) / len(ceilings) if ceilings else None,
-        }
-    counts = {name: CategoryScore(m["passed"], m["n"]) for name, m in categories.items()}
-    missing = [name for name in ALL_CATEGORIES if name not in categories]
-    short = [name for name, m in categories.items() if m["n"] < sizes.get(name, m["n"])]
-    errored = [name for name, m in categories.items() if m["errors"]]
-    incomplete = set(short) | set(errored)
-    scores = {}
-    for name, score in summary_scores(counts).items():
-        entry = score.as_dict()
-        entry["partial"] = score.partial or bool(incomplete & set(SCORE_MEMBERS[name]))
-        scores[name] = entry
-    return {
-        "mode": mode,
-        "categories": categories,
-        "scores": scores,
-        # The same numbers in the shape every block shares (groups, overall), for the HTML report.
-        "groups": {name: scores[name]["value"] for name in GROUP_NAMES},
-        "groups_official": {name: scores[name]["official"] for name in GROUP_NAMES},
-        "overall": scores["overall"]["value"],
-        "overall_official": scores["overall"]["official"],
-        "partial": scores["overall"]["partial"],
-        "missing_categories": missing,
-        "short_categories": short,
-        "errors": sum(m["errors"] for m in categories.values()),
-        "out_of_scope": list(OUT_OF_SCOPE),
-        "failure_kinds": failure_kind_counts([r for rows in by_category.values() for r in rows]),
-        **repeat_fields([r for rows in by_category.values() for r in rows]),
-    }
+    return {**derive_block(METRICS, records, sizes), **own_fields(mode)}
 
 
 def score_weights(counts: Mapping[str, int]) -> dict[str, dict[str, float]]:
     """Each summary score's value (renormalised over the categories present, as ``summary_scores``
     computes it) as a weighted sum of category accuracies: score -> category -> weight, from the
-    number of units per category (``counts``). The comparison with a baseline tests these sums."""
-    present = {c: n for c, n in counts.items() if n}
-
-    def mean_of(names: Iterable[str]) -> dict[str, float]:
-        members = [c for c in names if c in present]
-        return {c: 1 / len(members) for c in members}
-
-    def combine(parts: list[tuple[dict[str, float], float]]) -> dict[str, float]:
-        """Σ weight·part over the parts measured, renormalised over their weights."""
-        parts = [(part, weight) for part, weight in parts if part]
-        total = sum(weight for _, weight in parts)
-        combined: dict[str, float] = {}
-        for part, weight in parts:
-            for category, share in part.items():
-                combined[category] = combined.get(category, 0.0) + share * weight / total
-        return combined
-
-    non_live = combine([(mean_of(group), 1.0) for group in NON_LIVE_GROUPS])
-    live_total = sum(present.get(c, 0) for c in LIVE_AST)
-    live = {c: present[c] / live_total for c in LIVE_AST if c in present}  # weighted by sample counts
-    groups = {
-        "non_live": non_live,
-        "live": live,
-        "irrelevance": mean_of(IRRELEVANCE),
-        "relevance": mean_of(RELEVANCE),
-        "multi_turn": mean_of(MULTI_TURN),
-    }
-    overall = combine([(groups[g], float(w)) for g, w in OVERALL_WEIGHTS.items() if g in groups])
-    return {name: weights for name, weights in {**groups, "overall": overall}.items() if weights}
+    number of units per category (``counts``): the shares the comparison with a baseline tests,
+    derived from the declaration (``group_shares``)."""
+    shares = group_shares(METRICS, counts)
+    return {name: weights for name, weights in shares.items() if weights and name != "simple"}

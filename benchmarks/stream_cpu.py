@@ -2,8 +2,9 @@
 
     python benchmarks/stream_cpu.py [--requests 700] [--latency 0.05] [--api chat] [--rounds 5]
 
-Starts the tests' local server (``tests/support/chat_server.py``) answering every request with a
-tool call (text, a call and usage: what a streamed answer is made of), writes a general_fc file of
+Starts the tests' local server (``tests/support/chat_server.py``) answering every request with text
+and a tool call, streamed as servers stream them (``--pieces`` deltas for the text and as many for
+the arguments, 80 events an answer by default), writes a general_fc file of
 ``--requests`` lines, and runs the same pytest command with ``--toolcall-stream=off`` and ``=on`` in
 turn, A B A B, ``--rounds`` times. Each run is a separate ``python -m pytest`` process; its CPU
 (user + system, of pytest and of the model client process it starts, which it waits for) is read
@@ -40,7 +41,8 @@ TOOL = {
     },
 }
 REPLY = {
-    "content": "Let me look that up.",
+    "content": "Let me look that up for you: I will check the current weather in Paris, in degrees Celsius, "
+    "and tell you whether you need an umbrella or sunglasses this afternoon.",
     "tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}],
 }
 
@@ -52,6 +54,9 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--api", default="chat", choices=("chat", "responses", "messages"))
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument(
+        "--pieces", type=int, default=40, help="pieces of the streamed text and arguments each (servers: a token each)"
+    )
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="toolcall-stream-cpu-"))
@@ -64,7 +69,7 @@ def main() -> int:
         encoding="utf-8",
     )
     script = work / "answers.json"
-    script.write_text(json.dumps({"default": REPLY}), encoding="utf-8")
+    script.write_text(json.dumps({"default": {**REPLY, "stream_pieces": args.pieces}}), encoding="utf-8")
     server = subprocess.Popen(
         [sys.executable, str(SERVER), "--port", "0", "--latency", str(args.latency), "--script", str(script)],
         stdout=subprocess.PIPE,

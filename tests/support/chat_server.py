@@ -76,6 +76,9 @@ class Reply:
     # When streamed: seconds (from the response's headers) before the first event, and before the last.
     first_event_after: float = 0.0
     last_event_after: float = 0.0
+    # When streamed: how many pieces each text and each call's arguments are sent in (servers stream
+    # token by token: tens of pieces; at least 2).
+    stream_pieces: int = 2
 
     def __post_init__(self) -> None:
         if self.stream_break is not None and self.stream_break not in STREAM_BREAKS:
@@ -529,8 +532,7 @@ class ChatServer:
         if reply.reasoning_content:
             events.append(chunk({"reasoning_content": reply.reasoning_content}))
         if content:
-            half = len(content) // 2
-            events += [chunk({"content": content[:half]}), chunk({"content": content[half:]})]
+            events += [chunk({"content": piece}) for piece in _split(content, reply.stream_pieces)]
         late: list[str] = []
         for number, (call_id, name, args) in enumerate(calls):
             index = {"index_skipped": 2 * number, "index_reused": 0}.get(rule or "", number)
@@ -538,10 +540,10 @@ class ChatServer:
             first["function"] = {"name": name, "arguments": ""}
             if rule == "first_delta_without_id_or_name" and number == 0:
                 del first["id"]
-            half = len(args) // 2
+            *pieces, last = _split(args, reply.stream_pieces)
             events.append(chunk({"tool_calls": [first]}))
-            events.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": args[:half]}}]}))
-            rest = chunk({"tool_calls": [{"index": index, "function": {"arguments": args[half:]}}]})
+            events += [chunk({"tool_calls": [{"index": index, "function": {"arguments": p}}]}) for p in pieces]
+            rest = chunk({"tool_calls": [{"index": index, "function": {"arguments": last}}]})
             (late if rule == "arguments_after_finish" and number == len(calls) - 1 else events).append(rest)
         finish = reply.finish_reason or ("tool_calls" if calls else "stop")
         events.append(chunk({}, None if rule == "no_finish_reason" else finish))
@@ -791,6 +793,16 @@ class ChatServer:
         if completion["usage"] is None:
             del completion["usage"]
         return json.dumps(completion).encode()
+
+
+def _split(text: str, count: int) -> list[str]:
+    """``text`` in ``count`` pieces (at least 2; the first may be empty), as a server streams it."""
+    count = max(2, count)
+    size = -(-len(text) // count) or 1
+    if count == 2:
+        return [text[: len(text) // 2], text[len(text) // 2 :]]
+    pieces = [text[i : i + size] for i in range(0, len(text), size)]
+    return pieces if len(pieces) >= 2 else ["", *pieces] if pieces else ["", ""]
 
 
 def _shutdown(conn: socket.socket) -> None:

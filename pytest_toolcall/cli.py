@@ -41,6 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
+        _check_outputs(args)
         return int(args.command(args))
     except (CliError, BlockError) as exc:  # BlockError: a benchmark's block breaks the naming rules
         print(f"pytest-toolcall {args.name}: {exc}", file=sys.stderr)
@@ -53,6 +54,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         inputs = ", ".join(str(p) for p in _inputs(args))
         print(f"pytest-toolcall {args.name}: {inputs}: cannot be used ({type(exc).__name__}: {exc})", file=sys.stderr)
         return BAD_INPUT
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """No output is written over an input of the command (or over another of its outputs)."""
+    from pytest_toolcall.core.safety.files import clash
+
+    outputs = [(f"--{name}", getattr(args, name)) for name in ("output", "html") if getattr(args, name, None)]
+    roles = {"reports": "REPORT", "report": "REPORT", "junit": "XML", "stores": "STORE", "baseline": "--baseline"}
+    inputs = []
+    for attribute, role in roles.items():
+        value = getattr(args, attribute, None)
+        inputs += [(role, path) for path in (value if isinstance(value, list) else [value]) if path is not None]
+    if args.name == "merge-store":  # stores are folders or files: their files are what is read
+        outputs = [(name, path / "responses.sqlite3" if path.suffix != ".sqlite3" else path) for name, path in outputs]
+        inputs = [(name, path / "responses.sqlite3" if path.is_dir() else path) for name, path in inputs]
+    problem = clash(outputs, inputs)
+    if problem is not None:
+        raise CliError(problem)
 
 
 def _inputs(args: argparse.Namespace) -> list[Path]:
@@ -83,6 +102,11 @@ def _parser() -> argparse.ArgumentParser:
     gate.add_argument("--baseline", type=Path, metavar="REPORT", help="as --toolcall-baseline")
     gate.add_argument(
         "--fail-on-regression", nargs="?", const="0.05", metavar="ALPHA", help="as --toolcall-fail-on-regression"
+    )
+    gate.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="judge a report merged from some of its shards (merge --allow-partial) instead of failing it",
     )
     gate.set_defaults(command=_gate, name="gate")
 
@@ -186,7 +210,7 @@ def _gate(args: argparse.Namespace) -> int:
             raise CliError(
                 f"--fail-on-regression: ALPHA is a significance level between 0 and 1, got {args.fail_on_regression!r}"
             )
-    options = gate.GateOptions(thresholds, args.max_errors, args.gate_on, args.gate_value, alpha)
+    options = gate.GateOptions(thresholds, args.max_errors, args.gate_on, args.gate_value, alpha, args.allow_partial)
     document = _read(args.report)
     if alpha is not None and args.baseline is None and document.get("comparison") is None:
         raise CliError(
@@ -208,6 +232,13 @@ def _result(args: argparse.Namespace, document: dict, compare: bool) -> RunResul
     from pytest_toolcall.results.run_result import RunResult
 
     benchmarks = _checked(args.report, document)
+    if compare and args.baseline is None:  # the report's own comparison: only once recomputed
+        from pytest_toolcall.results.recompute import ReportError, check_comparison
+
+        try:
+            check_comparison(args.report, document, benchmarks)
+        except ReportError as exc:
+            raise CliError(str(exc)) from None
     if not compare or args.baseline is None:
         return RunResult.of_report(document, benchmarks=benchmarks)
     try:
@@ -287,8 +318,7 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _merge_store(args: argparse.Namespace) -> int:
-    from pytest_toolcall.model.store import StoreError, merge_stores
-    from pytest_toolcall.runner.answers import STORE_FILE
+    from pytest_toolcall.model.store import STORE_FILE, StoreError, merge_stores
 
     sources = [_store_file(path, STORE_FILE) for path in args.stores]
     target = args.output / STORE_FILE if args.output.suffix != ".sqlite3" else args.output

@@ -9,6 +9,7 @@ need YAML and jsonschema). Names not listed in ``__all__`` are internal and may 
 
 Submodules, each with its own ``__all__``: ``api.text`` (inert text for messages), ``api.files``
 (capped file and report reading), ``api.jsonl`` (JSON Lines with file:line problems),
+``api.door`` (input from outside: secrets masked, depth and size bounded, types checked),
 ``api.literals`` (the capped literal interpreter), ``api.patterns`` (linear-time regular
 expressions), ``api.statistics`` (intervals, repeats, paired comparisons), ``api.native`` (tool
 schemas and tool-call validation).
@@ -18,14 +19,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_toolcall.config.settings import ORACLE, Settings
+from pytest_toolcall.config.settings import Settings
 from pytest_toolcall.core.protocol.benchmark import (
     Benchmark,
     DataError,
     Dialogue,
     Loaded,
     Models,
-    OtherModel,
     Plan,
     Requests,
     Skip,
@@ -87,7 +87,7 @@ from pytest_toolcall.core.protocol.tables import (
     pass_hat,
     render,
 )
-from pytest_toolcall.core.protocol.types import ChatRequest, ChatResponse, Model, RequestError
+from pytest_toolcall.core.protocol.types import ChatRequest, ChatResponse, Model, RequestError, Role
 from pytest_toolcall.core.stats.comparison import compare_metric, compare_metrics, mcnemar_exact, unit_weights
 from pytest_toolcall.core.stats.estimates import pass_hat_k, wilson
 from pytest_toolcall.core.stats.intervals import accuracy_interval, as_list, category_fields, repeat_fields
@@ -108,14 +108,12 @@ __all__ = [
     "Dialogue",
     "Loaded",
     "Models",
-    "OtherModel",
     "Plan",
     "Requests",
     "Skip",
     "Unit",
     "Verdict",
     "Option",
-    "ORACLE",
     "Settings",
     "parse_choices",
     "parse_number",
@@ -125,6 +123,7 @@ __all__ = [
     "ChatResponse",
     "Model",
     "RequestError",
+    "Role",
     # metrics, declared
     "Metrics",
     "Rows",

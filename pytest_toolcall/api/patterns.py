@@ -3,6 +3,24 @@ with a bounded fallback for the syntax RE2 lacks."""
 
 from __future__ import annotations
 
-from pytest_toolcall.core.safety.patterns import FALLBACK_SECONDS, PatternTimeout, bounded_validator, fullmatch, search
+from pytest_toolcall.core.safety.patterns import (
+    FALLBACK_SECONDS,
+    MAX_EXPANDED_SIZE,
+    MAX_PATTERN_LENGTH,
+    PatternTimeout,
+    bounded_validator,
+    fullmatch,
+    search,
+    size_problem,
+)
 
-__all__ = ["FALLBACK_SECONDS", "PatternTimeout", "bounded_validator", "fullmatch", "search"]
+__all__ = [
+    "FALLBACK_SECONDS",
+    "MAX_EXPANDED_SIZE",
+    "MAX_PATTERN_LENGTH",
+    "PatternTimeout",
+    "bounded_validator",
+    "fullmatch",
+    "search",
+    "size_problem",
+]

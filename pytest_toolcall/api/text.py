@@ -5,5 +5,6 @@ workflow commands) and bounded."""
 from __future__ import annotations
 
 from pytest_toolcall.core.safety.text import clip, inert, measured, name, number, one_line, show
+from pytest_toolcall.core.safety.urls import redact_url
 
-__all__ = ["clip", "inert", "measured", "name", "number", "one_line", "show"]
+__all__ = ["clip", "inert", "measured", "name", "number", "one_line", "redact_url", "show"]

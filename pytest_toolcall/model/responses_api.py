@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_toolcall.core.protocol.failure_kinds import has_tool_markup
+from pytest_toolcall.core.safety import door
 from pytest_toolcall.model.streaming import (
     ARGUMENTS_AFTER_FINISH,
     FIRST_DELTA,
@@ -120,7 +121,9 @@ def _completion(output: list[Any], response: dict[str, Any]) -> dict[str, Any]:
             continue
         kind = item.get("type")
         if kind == "message":
-            texts += [p.get("text", "") for p in item.get("content") or [] if isinstance(p, dict)]
+            pieces = item.get("content")
+            if isinstance(pieces, list):  # odd types are the model's answer, scored as it came
+                texts += [_answer_text(p.get("text")) for p in pieces if isinstance(p, dict)]
         elif kind == "function_call":
             calls.append(
                 {
@@ -130,7 +133,9 @@ def _completion(output: list[Any], response: dict[str, Any]) -> dict[str, Any]:
                 }
             )
         elif kind == "reasoning":
-            for part in [*(item.get("summary") or []), *(item.get("content") or [])]:
+            summary, content = item.get("summary"), item.get("content")
+            parts = [*(summary if isinstance(summary, list) else []), *(content if isinstance(content, list) else [])]
+            for part in parts:
                 if isinstance(part, dict) and isinstance(part.get("text"), str):
                     reasoning.append(part["text"])
     message: dict[str, Any] = {"role": "assistant", "content": "".join(texts) if texts else None}
@@ -146,10 +151,19 @@ def _completion(output: list[Any], response: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _answer_text(text: Any) -> str:
+    """A text part of the answer as text whatever its JSON type (a number, an object): the model's
+    answer, scored as it came, not a transport fault to retry."""
+    if text is None:
+        return ""
+    return text if isinstance(text, str) else json.dumps(text)
+
+
 def _finish_reason(response: dict[str, Any], called: bool) -> str | None:
     status = response.get("status")
     if status == "incomplete":
-        reason = (response.get("incomplete_details") or {}).get("reason")
+        details = response.get("incomplete_details")
+        reason = details.get("reason") if isinstance(details, dict) else None
         return "length" if reason == "max_output_tokens" else str(reason or "incomplete")
     if status not in (None, "completed"):
         return None
@@ -191,9 +205,9 @@ class ResponsesStream:
         self._events += 1
         n = self._events
         try:
-            event = json.loads(data)
-        except ValueError:
-            self._problem(NOT_A_CHUNK, n, f"not JSON: {data[:80]!r}")
+            event = door.loads(data, "the event")  # bounded: an event nested too deep breaks the rule
+        except door.Refused as exc:
+            self._problem(NOT_A_CHUNK, n, f"not JSON: {data[:80]!r} ({exc})")
             return
         if not isinstance(event, dict):
             self._problem(NOT_A_CHUNK, n, f"not an object: {data[:80]!r}")
@@ -232,7 +246,7 @@ class ResponsesStream:
             missing = " and ".join(k for k in ("call_id", "name") if not item.get(k))
             self._problem(FIRST_DELTA, n, f"the function_call added at output index {index} has no {missing}")
         self._items[index] = (
-            {**item, "arguments": item.get("arguments") or ""}
+            {**item, "arguments": _answer_text(item.get("arguments"))}
             if item.get("type") == ("function_call")
             else {"type": item.get("type")}
         )

@@ -44,7 +44,7 @@ from pytest_toolcall.core.protocol.types import (
     ModelSettings,
     RequestError,
 )
-from pytest_toolcall.core.safety.text import inert
+from pytest_toolcall.core.safety import door
 
 #: The key of the client's socket address in xdist's ``workerinput``.
 WORKER_INPUT = "toolcall_client"
@@ -154,7 +154,7 @@ def stop_client() -> None:
 
 
 class GatewayModel:
-    """A ``Model`` whose requests run in the client process."""
+    """A ``ModelClient`` whose requests run in the client process."""
 
     def __init__(self, settings: ModelSettings, address: str) -> None:
         self.name = settings.model
@@ -215,16 +215,20 @@ class GatewayModel:
     def _read(self, output: IO[bytes]) -> None:
         try:
             for line in output:
-                message = json.loads(line)
+                message = door.loads(line, "the model client's answer", limit=door.MAX_DEPTH + 10)
                 if "response" in message:
                     with self._lock:
                         future = self._pending.pop(message["id"], None)
                     if future is not None:
-                        _settle(future, ChatResponse(**message["response"]))
+                        try:  # through the door: every field of its type, secrets masked
+                            answer: ChatResponse | Exception = door.chat_response(message["response"], "the answer")
+                        except door.Refused as exc:
+                            answer = RequestError(str(exc))
+                        _settle(future, answer)
                 else:
                     kind = FatalRequestError if message.get("fatal") else RequestError
                     # The server's own words: made inert before any message or traceback quotes them.
-                    self._fail(message["id"], kind(inert(message["error"], 4000)))
+                    self._fail(message["id"], kind(door.printable(message["error"], 4000)))
         except (OSError, ValueError):
             pass  # the connection broke (a child killed mid-exchange): as for its end
         finally:

@@ -29,6 +29,7 @@ from pytest_toolcall.core.protocol.types import (
     ModelSettings,
     RequestError,
 )
+from pytest_toolcall.core.safety import door
 from pytest_toolcall.model import messages_api, responses_api, streaming
 
 if TYPE_CHECKING:
@@ -227,6 +228,13 @@ class Endpoint:
             return stream.finish(), stream.problems, first_event
         try:
             answer = json.loads(content)
+            # Through the door's bound: nothing deeper reaches the code that walks answers.
+            door.check_depth(answer, f"HTTP {response.status_code} answer")
+        except door.Refused:
+            raise
+        except RecursionError:
+            deep = f"nested deeper than {door.MAX_DEPTH} levels"
+            raise door.Refused(f"HTTP {response.status_code} answer: {deep}") from None
         except ValueError as exc:
             kind = response.headers.get("content-type") or "no content type"
             if isinstance(exc, UnicodeDecodeError):

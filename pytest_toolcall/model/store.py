@@ -30,7 +30,11 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from pytest_toolcall.core.protocol.types import ChatRequest, ChatResponse, Model, RequestError
+from pytest_toolcall.core.protocol.types import ChatRequest, ChatResponse, ModelClient, RequestError
+from pytest_toolcall.core.safety import door
+
+#: The store's file in its folder (``--toolcall-cache``, or under pytest's cache).
+STORE_FILE = "responses.sqlite3"
 
 #: 2: keys include the asking unit's identity (1: the request alone, which gave identical requests of
 #: different units one shared answer).
@@ -90,7 +94,9 @@ class ResponseStore:
     """The store file at ``path``. ``writable=False`` (modes read-only and replay) opens it read-only:
     a store on a read-only file or folder can be replayed, and a missing one is simply empty."""
 
-    def __init__(self, path: Path, writable: bool = True, policy: ReusePolicy | None = None) -> None:
+    def __init__(
+        self, path: Path, writable: bool = True, policy: ReusePolicy | None = None, *, connect: bool = True
+    ) -> None:
         self.path = path
         self.writable = writable
         self.policy = policy or ReusePolicy(other_runs=True)
@@ -102,12 +108,27 @@ class ResponseStore:
         #: first could not: the run goes on, and says so once at its end.
         self.not_kept = 0
         self.write_problem = ""
+        #: Rows the door refused (a field of the wrong type, JSON nested too deep) and why the first
+        #: was: each is a miss (its unit asked again), counted and said once at the end.
+        self.ignored = 0
+        self.ignore_problem = ""
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
+        if not connect:
+            return
         if writable:
             self._open_writable()
         elif path.exists():
             self._open_read_only()
+
+    @classmethod
+    def unusable(cls, path: Path, problem: str, policy: ReusePolicy | None = None) -> ResponseStore:
+        """A store that could be checked at start-up but not opened again in a process of the run (the
+        disk filled meanwhile): it finds nothing and keeps nothing, and counts every answer it could
+        not keep, so that the run goes on and says so once at its end."""
+        store = cls(path, writable=True, policy=policy, connect=False)
+        store.write_problem = problem
+        return store
 
     def _open_writable(self) -> None:
         try:
@@ -152,6 +173,10 @@ class ResponseStore:
         try:
             db = connect()
         except sqlite3.Error as exc:
+            if _disk_full(exc, self.path.parent):
+                raise StoreError(
+                    f"{self.path}: the disk is full ({exc}): free some space, or run with --toolcall-cache=off"
+                ) from None
             return f"cannot be opened ({exc})"
         try:
             problem = self._check(db, create)
@@ -165,7 +190,7 @@ class ResponseStore:
                     f"{self.path}: cannot be written ({text}): make it writable, or run with "
                     "--toolcall-cache-mode=read-only (or replay)"
                 ) from None
-            if _disk_full(exc):  # not damage: the file is kept as it is, and the run says why it stops
+            if _disk_full(exc, self.path.parent):  # not damage: the file is kept, the run says why it stops
                 raise StoreError(
                     f"{self.path}: the disk is full ({text}): free some space, or run with --toolcall-cache=off"
                 ) from None
@@ -173,7 +198,12 @@ class ResponseStore:
                 return f"cannot be opened ({text})"
             return f"damaged or not a response store ({text})"
         except sqlite3.DatabaseError as exc:
-            problem = f"damaged or not a response store ({exc})"
+            db.close()
+            if _disk_full(exc, self.path.parent):
+                raise StoreError(
+                    f"{self.path}: the disk is full ({exc}): free some space, or run with --toolcall-cache=off"
+                ) from None
+            return f"damaged or not a response store ({exc})"
         if problem is not None:
             db.close()
             return problem
@@ -221,7 +251,18 @@ class ResponseStore:
 
     def begin_run(self, selection: str) -> tuple[str, float | None]:
         """The run a new session of ``selection`` belongs to: the latest run of that selection when
-        it did not finish (it is continued: (its id, when it started)), else a new one (id, None)."""
+        it did not finish (it is continued: (its id, when it started)), else a new one (id, None).
+        ``StoreError`` when it cannot be recorded (a full disk)."""
+        try:
+            return self._begin_run(selection)
+        except sqlite3.Error as exc:
+            if _disk_full(exc, self.path.parent):
+                raise StoreError(
+                    f"{self.path}: the disk is full ({exc}): free some space, or run with --toolcall-cache=off"
+                ) from None
+            raise StoreError(f"{self.path}: the run cannot be recorded ({exc})") from None
+
+    def _begin_run(self, selection: str) -> tuple[str, float | None]:
         assert self._db is not None and self.writable
         with self._lock:
             row = self._db.execute(
@@ -261,14 +302,27 @@ class ResponseStore:
             row = self._row("responses", "response", key)
         except sqlite3.DatabaseError:
             return None  # a page damaged since the start: a miss, not a crash
-        if row is None or not self.policy.allows(row[1], row[2], time.time()):
+        if row is None:
             return None
-        try:
-            return dataclasses.replace(ChatResponse(**json.loads(row[0])), from_store=True, stored_at=float(row[1]))
-        except (ValueError, TypeError):
-            return None  # a row this version cannot read is a miss, not a crash
+        try:  # through the door: a row is input like any other (another version, a hand, a fault)
+            answer = row_answer(row)
+        except door.Refused as exc:
+            self._ignore(str(exc))
+            return None
+        if not self.policy.allows(row[1], row[2], time.time()):
+            return None
+        return dataclasses.replace(answer, from_store=True, stored_at=float(row[1]))
+
+    def _ignore(self, problem: str) -> None:
+        with self._lock:
+            self.ignored += 1
+            self.ignore_problem = self.ignore_problem or problem
 
     def put(self, key: str, model: str, response: ChatResponse) -> None:
+        if self._db is None and self.writable:  # ``unusable``: counted, said once at the end
+            with self._lock:
+                self.not_kept += 1
+            return
         if self._db is None or not self.writable:
             return
         text = json.dumps(dataclasses.asdict(response))  # ASCII: lone surrogates survive
@@ -290,11 +344,18 @@ class ResponseStore:
             return False, None
         try:
             row = self._row("exchanges", "value", key)
-            if row is None or not self.policy.allows(row[1], row[2], time.time()):
-                return False, None
-            return True, json.loads(row[0])
-        except (sqlite3.DatabaseError, ValueError):  # a store without the table (older, read-only), or damaged
+        except sqlite3.DatabaseError:  # a store without the table (older, read-only), or damaged
             return False, None
+        if row is None:
+            return False, None
+        try:
+            value = row_exchange(row)
+        except door.Refused as exc:
+            self._ignore(str(exc))
+            return False, None
+        if not self.policy.allows(row[1], row[2], time.time()):
+            return False, None
+        return True, value
 
     def put_exchange(self, key: str, kind: str, value: Any) -> None:
         if self._db is None or not self.writable:
@@ -314,6 +375,52 @@ class ResponseStore:
                 self._db.close()
 
 
+def _stored_at(row: Any, what: str) -> None:
+    if not isinstance(row[1], (int, float)) or isinstance(row[1], bool):
+        raise door.Refused(f"{what}: stored_at: expected a number, got {type(row[1]).__name__}")
+    if not (row[2] is None or isinstance(row[2], str)):
+        raise door.Refused(f"{what}: run: expected text, got {type(row[2]).__name__}")
+
+
+def row_answer(row: Any) -> ChatResponse:
+    """The answer of a ``responses`` row (response, stored_at, run) through the door: JSON at most
+    ``MAX_DEPTH`` deep, every field of its type, secrets masked; ``door.Refused`` otherwise."""
+    what = "a stored answer"
+    _stored_at(row, what)
+    if not isinstance(row[0], str):
+        raise door.Refused(f"{what}: expected JSON text, got {type(row[0]).__name__}")
+    return door.chat_response(door.loads(row[0], what), what)
+
+
+def row_exchange(row: Any) -> Any:
+    """The value of an ``exchanges`` row (value, stored_at, run) through the door."""
+    what = "a stored exchange"
+    _stored_at(row, what)
+    if not isinstance(row[0], str):
+        raise door.Refused(f"{what}: expected JSON text, got {type(row[0]).__name__}")
+    return door.loads(row[0], what)
+
+
+def store_rows_problem(db: sqlite3.Connection, schema: str = "main") -> str:
+    """The first row of the store open in ``db`` that the door refuses ("" when none): what
+    ``merge-store`` would otherwise copy for every later run to trip on."""
+    run = "run" if _has_column(db, schema, "responses", "run") else "NULL"
+    for key, *row in db.execute(f"SELECT key, response, stored_at, {run} FROM {schema}.responses"):
+        try:
+            row_answer(row)
+        except door.Refused as exc:
+            return f"responses row {str(key)[:16]}...: {exc}"
+    tables = {r[0] for r in db.execute(f"SELECT name FROM {schema}.sqlite_master WHERE type='table'")}
+    if "exchanges" in tables:
+        run = "run" if _has_column(db, schema, "exchanges", "run") else "NULL"
+        for key, *row in db.execute(f"SELECT key, value, stored_at, {run} FROM {schema}.exchanges"):
+            try:
+                row_exchange(row)
+            except door.Refused as exc:
+                return f"exchanges row {str(key)[:16]}...: {exc}"
+    return ""
+
+
 def store_shape_problem(db: sqlite3.Connection) -> str:
     """What makes the store open in ``db`` one ``merge_stores`` cannot copy ("" when nothing): its
     tables' columns, and rows of the wrong type."""
@@ -328,12 +435,28 @@ def store_shape_problem(db: sqlite3.Connection) -> str:
     ).fetchone()[0]
     if odd:
         return f"{odd} row(s) of responses with a value of the wrong type"
-    return ""
+    return store_rows_problem(db)
 
 
-def _disk_full(exc: sqlite3.Error) -> bool:
-    """SQLite's ``SQLITE_FULL``: the disk (or a quota) is full, which is no damage to the file."""
-    return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(exc)
+#: Free bytes under which an I/O error of SQLite is taken for a full disk: with a few pages left, the
+#: store file can be created but not its write-ahead log, and SQLite says "disk I/O error".
+NEARLY_FULL = 2**20
+
+
+def _disk_full(exc: sqlite3.Error, folder: Path | None = None) -> bool:
+    """SQLite's ``SQLITE_FULL`` (the disk or a quota is full), or an I/O error on a disk that is
+    nearly full: no damage to the file either way."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code == sqlite3.SQLITE_FULL or "disk is full" in str(exc):
+        return True
+    io_error = (code is not None and code & 0xFF == sqlite3.SQLITE_IOERR) or "I/O error" in str(exc)
+    if folder is None or not io_error:
+        return False
+    try:
+        stats = os.statvfs(folder)
+    except OSError:
+        return False
+    return stats.f_bavail * stats.f_frsize < NEARLY_FULL
 
 
 # One connection shared by pytest's thread and the client thread, serialized by a lock.
@@ -393,7 +516,7 @@ class CachedModel:
     def __init__(
         self,
         name: str,
-        model: Model | None,
+        model: ModelClient | None,
         store: ResponseStore,
         mode: str,
         base_url: str | None,

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_toolcall.core.protocol.failure_kinds import has_tool_markup
+from pytest_toolcall.core.safety import door
 
 #: The rules, by the names the problems carry (docs/streaming-and-conformance.md explains each).
 FIRST_DELTA = "first_delta_without_id_or_name"
@@ -167,9 +168,9 @@ class ChatStream:
         self._chunks += 1
         n = self._chunks
         try:
-            chunk = json.loads(data)
-        except ValueError:
-            self._problem(NOT_A_CHUNK, n, f"not JSON: {data[:80]!r}")
+            chunk = door.loads(data, "the chunk")  # bounded: a chunk nested too deep breaks the rule
+        except door.Refused as exc:
+            self._problem(NOT_A_CHUNK, n, f"not JSON: {data[:80]!r} ({exc})")
             return
         if not isinstance(chunk, dict):
             self._problem(NOT_A_CHUNK, n, f"not an object: {data[:80]!r}")

@@ -41,6 +41,44 @@ def checked_benchmarks(path: Path, document: dict[str, Any]) -> dict[str, Benchm
     return benchmarks
 
 
+def check_comparison(path: Path, document: dict[str, Any], benchmarks: dict[str, Benchmark]) -> None:
+    """The report's stated ``comparison`` recomputed from its samples and those of the baseline it
+    names (``comparison.baseline.path``, as given to the run, or beside the report): ``ReportError``
+    when the baseline cannot be read (nothing vouches for the comparison then) or when the stated
+    comparison differs, naming the first field that does. An offline gate never passes on a
+    comparison the samples do not hold."""
+    from pytest_toolcall.results.baseline import BaselineError, compare_run, load_baseline
+
+    stated = document.get("comparison")
+    if stated is None:
+        return
+    named = stated.get("baseline") if isinstance(stated, dict) else None
+    where = named.get("path") if isinstance(named, dict) else None
+    if not isinstance(where, str) or not where:
+        raise ReportError(
+            f"{path}: its comparison names no baseline file, so it cannot be recomputed: give --baseline=REPORT.json"
+        )
+    candidates = [Path(where)] if Path(where).is_absolute() else [Path(where), path.parent / where]
+    found = next((candidate for candidate in candidates if candidate.is_file()), None)
+    if found is None:
+        raise ReportError(
+            f"{path}: its baseline {where} is not here, so its comparison cannot be recomputed: "
+            "give --baseline=REPORT.json"
+        )
+    try:
+        baseline = load_baseline(found)
+    except BaselineError as exc:
+        raise ReportError(f"{path}: its comparison cannot be recomputed: {exc}") from None
+    baseline["path"] = where  # as the run named it
+    run, samples = document["run"], list(document["samples"])
+    comparison = compare_run(baseline, run, samples, aggregate(benchmarks, samples), benchmarks)
+    difference = _first_difference("comparison", stated, json.loads(json.dumps(comparison)))
+    if difference is not None:
+        raise ReportError(
+            f"{path}: {difference}: the report's comparison is not that of its samples and its baseline's ({where})"
+        )
+
+
 def rebuild_benchmarks(path: Path, run: dict[str, Any]) -> dict[str, Benchmark]:
     """The run's benchmarks, made from its recorded options, with what their aggregation needs."""
     classes = registry.benchmark_classes()

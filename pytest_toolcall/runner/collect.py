@@ -23,7 +23,10 @@ import pytest
 
 from pytest_toolcall.config.settings import Settings
 from pytest_toolcall.core.protocol.benchmark import MODULE_NODEID, Benchmark, Loaded, Unit
+from pytest_toolcall.core.safety import door
+from pytest_toolcall.core.safety.text import MESSAGE_LIMIT
 from pytest_toolcall.runner import items
+from pytest_toolcall.runner.keys import CATALOG, UNIT
 
 
 @dataclass
@@ -141,7 +144,7 @@ class DataProblem(pytest.Collector):
         self.message = message
 
     def collect(self) -> list[pytest.Item]:
-        raise self.CollectError(self.message)
+        raise self.CollectError(door.printable(self.message, MESSAGE_LIMIT))  # data quoted: masked, inert
 
 
 class BenchmarkFile(pytest.File):
@@ -156,7 +159,8 @@ class BenchmarkFile(pytest.File):
         catalog = self.config.stash[CATALOG]
         loaded = repeated(catalog.benchmarks[self.benchmark].load_file(self.path, self.nodeid), catalog.settings.repeat)
         if loaded.problems:
-            raise self.CollectError("\n".join(message for _, message in loaded.problems))
+            problems = "\n".join(message for _, message in loaded.problems)
+            raise self.CollectError(door.printable(problems, MESSAGE_LIMIT))  # a file quoted: masked, inert
         function = items.test_function(self.benchmark, catalog.benchmarks[self.benchmark], self.config)
         collected: list[pytest.Item] = []
         register_markers(self.config, catalog, loaded.units, f"a tag in {self.nodeid}")
@@ -210,13 +214,6 @@ def unit_of(item: pytest.Item) -> Unit | None:
     if isinstance(unit, Unit):
         return unit
     return item.stash.get(UNIT, None)
-
-
-CATALOG = pytest.StashKey[Catalog]()
-#: The unit of an item of a user's file.
-UNIT = pytest.StashKey[Unit]()
-#: The unit of an ordinary test counted in a benchmark (a Python test using ``toolcall_chat``).
-TEST_UNIT = pytest.StashKey[Unit]()
 
 
 def benchmark_module(session: pytest.Session) -> BenchmarkModule:

@@ -13,23 +13,22 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.config import registry
-from pytest_toolcall.config.settings import ORACLE, Settings
-from pytest_toolcall.core.protocol.benchmark import Benchmark, OtherModel, Unit
+from pytest_toolcall.config.settings import Settings
+from pytest_toolcall.core.protocol.benchmark import Benchmark, Unit
 from pytest_toolcall.core.protocol.options import usage_error
+from pytest_toolcall.core.protocol.types import Role
+from pytest_toolcall.core.safety import door
+from pytest_toolcall.core.safety.files import clash
 from pytest_toolcall.core.safety.urls import redact_url
+from pytest_toolcall.model.store import STORE_FILE
 from pytest_toolcall.results import gate, report
 from pytest_toolcall.results.baseline import BaselineError, load_baseline
 from pytest_toolcall.results.records import RecordCollector
 from pytest_toolcall.runner import collect, compat, selection, shards
-from pytest_toolcall.runner.answers import ANSWERS, Answers, check_store
-
-RUN = pytest.StashKey["Run"]()
-#: The key of a worker's store losses in xdist's ``workeroutput``: [answers not kept, why].
-STORE_LOST = "toolcall_store_lost"
-#: The key of a worker's ``Answers.other_requests`` in ``workeroutput``.
-OTHER_REQUESTS = "toolcall_other_requests"
-#: The key of a worker's selected tests that a benchmark counts (``toolcall_chat``) in ``workeroutput``.
-COUNTED = "toolcall_counted"
+from pytest_toolcall.runner.keys import CATALOG, WORK
+from pytest_toolcall.runner.models import role_endpoints
+from pytest_toolcall.runner.store_setup import check_store, store_dir
+from pytest_toolcall.runner.work import Work
 
 
 class Run:
@@ -70,12 +69,13 @@ class Run:
         problem = gate.threshold_problem(self.gate.thresholds, benchmarks)
         if problem is not None:
             raise pytest.UsageError(f"--toolcall-fail-under: {problem}")
+        register_secrets(settings)  # (in every process, before any input is read)
         for benchmark in benchmarks.values():  # (in every process: workers score with what is read)
             benchmark.read_inputs()
         if not self.is_worker and not config.option.collectonly:  # collecting sends nothing
             check_api_keys(settings, benchmarks.values())
         self.requested = selection.take_nodeid_arguments(config)
-        config.stash[collect.CATALOG] = collect.Catalog(settings, benchmarks)
+        config.stash[CATALOG] = collect.Catalog(settings, benchmarks)
         self.config = config
         self.settings = settings
         self.benchmarks: dict[str, Benchmark] = benchmarks
@@ -87,7 +87,7 @@ class Run:
         self.output_failures: list[str] = []  # outputs that could not be written at the end
         #: Answers the store could not keep (summed over every process of the run) and why the first
         #: could not.
-        self.store_lost: list[Any] = [0, ""]
+        self.store_lost: list[Any] = [0, "", 0, ""]
         #: The usage entries of requests that belong to no unit (``Answers.other_requests``), of every
         #: process of the run.
         self.other_requests: list[dict[str, Any]] = []
@@ -103,21 +103,23 @@ class Run:
         for name, benchmark in self.benchmarks.items():
             benchmark.check_selected(unit for unit in units() if unit.benchmark == name)
 
-    def add_store_losses(self, count: int, problem: str) -> None:
-        self.store_lost = [self.store_lost[0] + count, self.store_lost[1] or problem]
+    def add_store_losses(self, count: int, problem: str, ignored: int = 0, ignore_problem: str = "") -> None:
+        """Add a process's answers not kept and stored rows ignored (``Answers.store_losses``)."""
+        lost, why, skipped, skip_why = self.store_lost
+        self.store_lost = [lost + count, why or problem, skipped + ignored, skip_why or ignore_problem]
 
     @property
     def catalog(self) -> collect.Catalog:
         """The selected benchmarks with their data, loaded on first use (the xdist controller, which
         collects nothing, loads it only to aggregate)."""
-        return self.config.stash[collect.CATALOG].load()
+        return self.config.stash[CATALOG].load()
 
     @property
-    def work(self) -> Answers:
+    def work(self) -> Work:
         """The model work of the items (made on first use: the xdist controller asks no model)."""
-        if ANSWERS not in self.config.stash:
-            self.config.stash[ANSWERS] = Answers(self.config, self.settings)
-        return self.config.stash[ANSWERS]
+        if WORK not in self.config.stash:
+            self.config.stash[WORK] = Work(self.config, self.settings)
+        return self.config.stash[WORK]
 
     def output_lost(self, session: pytest.Session, what: str, path: Any, exc: BaseException) -> None:
         """One output could not be written: say so in one line, keep writing the others, and make
@@ -128,16 +130,26 @@ class Run:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
+def register_secrets(settings: Settings) -> None:
+    """Hand the door the run's secrets: the key and URL credentials of every model the run may reach
+    (the one under test, a user simulator, a judge). From now on no input carries them further."""
+    door.add_secret(settings.api_key)
+    door.add_url(settings.base_url)
+    for model in role_endpoints(settings).values():
+        door.add_secret(os.environ.get(model.api_key_env) if model.api_key_env else None)
+        door.add_url(model.base_url)
+
+
 def check_api_keys(settings: Settings, benchmarks: Iterable[Benchmark]) -> None:
-    """Every model a run will reach over the network (the one under test, a user simulator) names
-    a variable that holds its key, or chose none (an empty ``--toolcall-...api-key-env``, for
-    endpoints that need no key): never a made-up key, and never found out hours into a run."""
+    """Every model a run will reach over the network (the one under test, and the user simulator or
+    the judge when a selected benchmark asks for them: ``Benchmark.roles``) names a variable that
+    holds its key, or chose none (an empty ``--toolcall-...api-key-env``, for endpoints that need no
+    key): never a made-up key, and never found out hours into a run."""
     if not settings.sends_requests:
         return
-    models = [OtherModel(settings.model, settings.base_url, settings.api_key_env, "api-key-env")]
-    models += [m for benchmark in benchmarks for m in benchmark.other_models()]
-    for model in models:
-        if model.name == ORACLE or not model.api_key_env or os.environ.get(model.api_key_env):
+    asked = {Role.MODEL, *(role for benchmark in benchmarks for role in benchmark.roles())}
+    for role, model in role_endpoints(settings).items():
+        if role not in asked or model.oracle or not model.api_key_env or os.environ.get(model.api_key_env):
             continue
         endpoint = redact_url(model.base_url) or "the default endpoint"
         raise usage_error(
@@ -164,6 +176,39 @@ def check_outputs(config: pytest.Config, settings: Settings) -> None:
     given = [Path(p).expanduser().absolute() for _, p in outputs if p] + ([Path(xmlpath).absolute()] if xmlpath else [])
     if len(set(given)) != len(given):
         raise pytest.UsageError("--toolcall-report, --toolcall-html and --junitxml must name different files")
+    named = [(f"--toolcall-{name}", Path(path).expanduser()) for name, path in outputs if path]
+    named += [("--junitxml", Path(xmlpath).expanduser())] if xmlpath else []
+    problem = clash(named, run_inputs(config, settings))
+    if problem is not None:
+        raise pytest.UsageError(problem)
+
+
+def run_inputs(config: pytest.Config, settings: Settings) -> list[tuple[str, Path]]:
+    """What a run reads that an output must never be written over: the baseline, every file an
+    option names (a reference report, a results file, a data file), the paths given as arguments,
+    the response store, and the users' files (case files) an output's own name would make one of."""
+    inputs: list[tuple[str, Path]] = []
+    if settings.baseline is not None:
+        inputs.append(("--toolcall-baseline", settings.baseline))
+    for name, value in settings.raw.items():
+        if name in ("report", "html") or not isinstance(value, str):
+            continue
+        for part in value.split(","):
+            candidate = Path(part.strip()).expanduser()
+            if part.strip() and candidate.is_file():
+                inputs.append((f"--toolcall-{name}", candidate))
+    for argument in config.args:
+        candidate = Path(str(argument).partition("::")[0])
+        if candidate.is_file():
+            inputs.append(("a path given to pytest", candidate))
+    suffixes = tuple(s for cls in registry.benchmark_classes().values() for s in cls.file_suffixes)
+    for path in (settings.report, settings.html, getattr(config.option, "xmlpath", None)):
+        if path and suffixes and str(path).endswith(suffixes) and Path(path).is_file():
+            inputs.append(("a case file of the run", Path(path)))
+    folder = store_dir(config, settings) if settings.cache is not None else None
+    if folder is not None:
+        inputs.append(("the response store", folder / STORE_FILE))
+    return inputs
 
 
 def now() -> str:

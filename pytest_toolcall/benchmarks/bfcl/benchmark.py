@@ -146,7 +146,9 @@ class BFCL(Benchmark):
 
             if models.oracle:
                 return Dialogue(functools.partial(run_with_oracle, unit.sample, self.mode))
-            return Dialogue(functools.partial(run_with_model, unit.sample, self.mode, models.model, sampling))
+            # Expected: a request per call of the ground truth and one more per turn (its answer).
+            expected = float(sum(len(turn) + 1 for turn in unit.sample.ground_truth))
+            return Dialogue(functools.partial(run_with_model, unit.sample, self.mode, models.model, sampling), expected)
         request = build_request(unit.sample, self.mode)
         sampling.update(request.settings)
         reference = oracle_reply(unit.sample, self.mode) if models.oracle else None

@@ -176,7 +176,7 @@ class Conformance(Cases):
             return plan
         model = models.through(str(api), mode == "streamed")
         requests = plan.requests
-        return Dialogue(lambda: [future.result() for future in [model.submit(r) for r in requests]])
+        return Dialogue(lambda: [future.result() for future in [model.submit(r) for r in requests]], len(requests))
 
     def datasets(self) -> dict[str, Any]:
         return {"contracts": list(CONTRACTS)}

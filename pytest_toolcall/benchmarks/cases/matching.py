@@ -178,9 +178,8 @@ def _judge(expect: dict[str, Any], calls: list[AnswerCall], invalid: list[CallRe
             return _Outcome(NO_CALL, [f"expected {len(expect['calls'])} tool call(s) ({wanted}), got none"])
         return _Outcome(NO_CALL, ["expected a tool call, got none"])
     if invalid:
-        reports = invalid + [
-            CallReport(c.position, c.name, None) for c in calls if c.position not in {r.position for r in invalid}
-        ]
+        flagged = {r.position for r in invalid}  # (once: per call, it made the scoring quadratic)
+        reports = invalid + [CallReport(c.position, c.name, None) for c in calls if c.position not in flagged]
         lines = [problem for report in invalid for problem in report.problems]
         return _Outcome(invalid[0].kind, lines, sorted(reports, key=lambda r: r.position or 0))
     if "calls" not in expect:  # should_call_tool: true, and every call is valid

@@ -9,6 +9,13 @@ Tool names are mapped to what chat APIs accept (``^[a-zA-Z0-9_-]{1,64}$``): othe
 become ``_``, a name too long is cut and given a short hash, and two names that would collide are
 told apart the same way; ``mcp_name`` maps a called name back. Results are plain builtins
 (``{"content": text, "is_error": bool}``), the text the model sees as the tool message.
+
+A server is outside the process: everything it sends comes in through the door (``api.door``). Its
+tool list is checked (names strings, schemas at most ``MAX_DEPTH`` deep, descriptions capped), every
+string of it, of its results and errors has the run's secrets masked, a result is cut at
+``MCP_RESULT_LIMIT`` characters with a note, and its stderr is quoted only masked and inert. A stdio
+server is started with a minimal environment (``door.child_environment``): the search path, home and
+locale, and what the case file's ``env`` names, never the run's keys.
 """
 
 from __future__ import annotations
@@ -24,6 +31,12 @@ import threading
 from collections.abc import Coroutine
 from typing import Any
 
+from pytest_toolcall.api import door
+from pytest_toolcall.api.text import name as shown_name
+from pytest_toolcall.api.text import redact_url
+
+#: The most tools a server may list: a tool list is declarations, not data.
+MAX_TOOLS = 1_000
 #: Seconds a server may take to start and list its tools, and a call to answer.
 START_TIMEOUT = 60.0
 CALL_TIMEOUT = 120.0
@@ -32,7 +45,11 @@ _NOT_NAME = re.compile(r"[^a-zA-Z0-9_-]")
 
 
 class McpError(Exception):
-    """A server that cannot be started, listed or called: one line saying which and why."""
+    """A server that cannot be started, listed or called: one line saying which and why. The message
+    quotes what the server said: masked and made inert here, whoever prints it."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(door.printable(message, 4000).replace("\n", "\\n"))  # one line
 
 
 def openai_names(mcp_names: list[str]) -> dict[str, str]:
@@ -48,10 +65,11 @@ def openai_names(mcp_names: list[str]) -> dict[str, str]:
 
 
 def server_label(spec: dict[str, Any]) -> str:
-    """How a server is named in messages: its URL, or its command line."""
+    """How a server is named in messages and reports: its URL without credentials, or its command
+    line, the run's secrets masked in either (a key on a command line is still a key)."""
     if "url" in spec:
-        return str(spec["url"])
-    return " ".join(str(part) for part in spec["command"])
+        return str(door.redact(redact_url(str(spec["url"])) or ""))
+    return str(door.redact(" ".join(str(part) for part in spec["command"])))
 
 
 class McpServer:
@@ -61,10 +79,11 @@ class McpServer:
     ``{"url": URL}``, with ``tools: [names]`` to keep only those tools (MCP names)."""
 
     def __init__(self, spec: dict[str, Any]) -> None:
-        try:
-            import mcp  # noqa: F401
-        except ImportError:
-            raise McpError("MCP servers need the mcp SDK: pip install 'pytest-toolcall[mcp]'") from None
+        problem = sdk_problem()
+        if problem:
+            raise McpError(problem)
+        if "url" in spec:  # a server that echoes its URL's token gets it masked
+            door.add_url(str(spec["url"]))
         self.spec = spec
         self.label = server_label(spec)
         self._loop = asyncio.new_event_loop()
@@ -104,22 +123,20 @@ class McpServer:
             self._loop.close()
 
     async def _session(self) -> None:
-        from mcp import Client
-
         self._stop = asyncio.Event()
         self._task = asyncio.current_task()
         try:
+            from mcp import Client
+
             async with Client(self._target()) as client:
                 self._client = client
                 result = await client.list_tools()
-                listed = [
-                    {"name": t.name, "description": t.description or "", "inputSchema": dict(t.input_schema or {})}
-                    for t in result.tools
-                ]
-                self._ready.set_result(listed)
+                self._ready.set_result(admitted_tools(result.tools, self.label))
                 await self._stop.wait()
         except BaseException as exc:  # the SDK raises exception groups from its task groups
-            if not self._ready.done():
+            if isinstance(exc, McpError) and not self._ready.done():  # a tool list the door refused
+                self._ready.set_exception(exc)
+            elif not self._ready.done():
                 message = f"MCP server {self.label} did not start: {_reason(exc)}{self._stderr_tail()}"
                 self._ready.set_exception(McpError(message))
             elif not isinstance(exc, (asyncio.CancelledError, GeneratorExit)):
@@ -132,17 +149,19 @@ class McpServer:
         if "url" in self.spec:
             return self.spec["url"]
         command, *args = [str(part) for part in self.spec["command"]]
-        env = {str(k): str(v) for k, v in (self.spec.get("env") or {}).items()}
-        # The server sees this process's environment with the case's variables over it.
-        parameters = StdioServerParameters(
-            command=command, args=args, env={**os.environ, **env}, cwd=self.spec.get("cwd")
-        )
+        # The server sees the search path, home and locale, and the case's variables: not the run's
+        # keys (the SDK adds its own short list: LOGNAME, SHELL, TERM, USER).
+        env = door.child_environment(self.spec.get("env") or {})
+        parameters = StdioServerParameters(command=command, args=args, env=env, cwd=self.spec.get("cwd"))
         return stdio_client(parameters, errlog=self._errlog)
 
-    def _stderr_tail(self, limit: int = 600) -> str:
+    def _stderr_tail(self, limit: int = door.STDERR_LIMIT) -> str:
+        """The end of what the server wrote to stderr, masked (before it is cut: a cut through a key
+        would leave a piece of it) and inert (McpError): read from its end, however much it wrote."""
         try:
-            self._errlog.seek(0)
-            text = self._errlog.read().strip()
+            self._errlog.seek(0, os.SEEK_END)
+            self._errlog.seek(max(0, self._errlog.tell() - 64 * limit))
+            text = door.redact(self._errlog.read()).strip()
         except (OSError, ValueError):
             return ""
         return f"; its stderr ends: {text[-limit:]}" if text else ""
@@ -182,8 +201,9 @@ class McpServer:
                 self._failed = "the connection closed"
                 raise McpError(f"MCP server {self.label} has stopped: {_reason(exc)}{self._stderr_tail()}") from None
             # A protocol error of that call (unknown tool, invalid params): a result the model sees.
-            return {"content": f"error: {_reason(exc)}", "is_error": True}
-        return {"content": result_text(result), "is_error": bool(result.is_error)}
+            error = door.cap(door.redact(_reason(exc)), door.MCP_TEXT_LIMIT, "an MCP error message")
+            return {"content": f"error: {error}", "is_error": True}
+        return {"content": result_text(result), "is_error": result.is_error is True}
 
     def close(self) -> None:
         """Stop the server (the SDK ends its process) and the thread; safe to call twice."""
@@ -213,9 +233,10 @@ def tools_of(
     if keep is not None:
         missing = [name for name in keep if name not in names]
         if missing:
-            raise McpError(
-                f"MCP server {label} has no tool {', '.join(map(repr, missing))} (it has: {', '.join(names) or 'none'})"
-            )
+            more = f" and {len(names) - 50} more" if len(names) > 50 else ""
+            has = ", ".join(shown_name(n) for n in names[:50]) + more
+            wanted = ", ".join(shown_name(ascii(n)) for n in missing)  # quoted, every non-ASCII escaped
+            raise McpError(f"MCP server {label} has no tool {wanted} (it has: {has or 'none'})")
         listed = [t for t in listed if t["name"] in keep]
     mapping = openai_names([t["name"] for t in listed])
     tools = []
@@ -233,14 +254,67 @@ def tools_of(
 
 def result_text(result: Any) -> str:
     """A ``CallToolResult`` as the text of a tool message: its text parts, the structured content
-    when there is no text, other parts named by their type."""
+    when there is no text, other parts named by their type; through the door (secrets masked, at
+    most ``MCP_RESULT_LIMIT`` characters, the rest cut with a note)."""
     parts = []
-    for block in result.content or []:
+    blocks = result.content if isinstance(result.content, list) else []
+    for block in blocks:
         text = getattr(block, "text", None)
-        parts.append(text if isinstance(text, str) else f"[{getattr(block, 'type', 'content')}]")
-    if not parts and getattr(result, "structured_content", None) is not None:
-        return json.dumps(result.structured_content, ensure_ascii=False)
-    return "\n".join(parts)
+        kind = door.cap(door.redact(str(getattr(block, "type", "content"))), 40, "a content type")
+        parts.append(text if isinstance(text, str) else f"[{kind}]")
+    text = "\n".join(parts)
+    structured = getattr(result, "structured_content", None)
+    if not parts and structured is not None:
+        if door.too_deep(structured):
+            text = f"[structured content nested deeper than {door.MAX_DEPTH} levels: not shown]"
+        else:
+            text = json.dumps(structured, ensure_ascii=False, default=str)
+    return door.cap(door.redact(text), door.MCP_RESULT_LIMIT, "an MCP tool result")
+
+
+def admitted_tools(tools: Any, label: str) -> list[dict[str, Any]]:
+    """A server's tool list through the door: names strings, descriptions strings cut at
+    ``MCP_TEXT_LIMIT``, input schemas objects at most ``MAX_DEPTH`` deep, secrets masked;
+    ``McpError`` naming the server and the tool for anything else."""
+    if len(tools) > MAX_TOOLS:
+        raise McpError(f"MCP server {label} lists {len(tools):,} tools, more than {MAX_TOOLS:,}: refused")
+    listed = []
+    for number, tool in enumerate(tools):
+        where = f"MCP server {label}: tools[{number}]"
+        try:
+            name = door.string(tool.name, f"{where}.name", 1_000)
+            description = door.string(tool.description or "", f"{where}.description", door.MCP_TEXT_LIMIT)
+            schema = tool.input_schema or {}
+            if not isinstance(schema, dict):
+                raise door.Refused(f"{where}.inputSchema: expected an object")
+            schema = door.redact(door.check_depth(dict(schema), f"{where}.inputSchema"))
+        except door.Refused as exc:
+            raise McpError(str(exc)) from None
+        listed.append({"name": name, "description": description, "inputSchema": schema})
+    return listed
+
+
+def sdk_problem() -> str:
+    """Why the mcp SDK cannot be used ("" when it can): not installed, or installed and broken (another
+    package's install replaced 2.x by 1.x), with the real cause and the installed version."""
+    try:
+        from mcp import Client, StdioServerParameters  # noqa: F401
+        from mcp.client.stdio import stdio_client  # noqa: F401
+    except ImportError as exc:
+        from importlib import metadata
+
+        try:
+            version = metadata.version("mcp")
+        except metadata.PackageNotFoundError:
+            return "MCP servers need the mcp SDK: pip install 'pytest-toolcall[mcp]'"
+        cause = str(exc).replace("\n", " ")
+        return (
+            f"MCP servers need the mcp SDK 2.x, and the installed mcp {version} cannot be used ({cause}): "
+            "pip install 'pytest-toolcall[mcp]'"
+        )
+    except Exception as exc:  # a broken install raises anything at import
+        return f"MCP servers need the mcp SDK, and importing it failed ({type(exc).__name__}: {exc})"
+    return ""
 
 
 def _reason(exc: BaseException) -> str:

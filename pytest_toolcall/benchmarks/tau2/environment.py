@@ -309,6 +309,8 @@ class Environment:
         env_type, name = function.get("env_type"), function["func_name"]
         arguments = dict(function.get("arguments") or {})
         if env_type == "assistant":
+            if not isinstance(name, str) or name.startswith("_"):  # an attribute, not a tool (``__init__``)
+                raise AttributeError(f"'{type(self.tools).__name__}' object has no attribute {name!r}")
             result = getattr(self.tools, name)(**arguments)
         elif env_type == "user" and self.device is not None:
             result = self.device.run_function(name, arguments)

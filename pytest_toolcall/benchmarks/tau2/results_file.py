@@ -3,14 +3,18 @@ graded again as ``tau2 evaluate-trajs`` does (against the task definitions embed
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_toolcall.api import DataError
+from pytest_toolcall.api import DataError, door
+from pytest_toolcall.api.files import read_regular_file
+from pytest_toolcall.api.text import name as shown_name
 from pytest_toolcall.benchmarks.tau2.environment import DOMAINS
 from pytest_toolcall.benchmarks.tau2.evaluation import TERMINATION_REASONS
+
+#: The largest results file read (bytes): a run of every task with many trials is a few hundred MB.
+MAX_RESULTS_BYTES = 2**30
 
 
 @dataclass(frozen=True)
@@ -27,10 +31,12 @@ class SavedSimulation:
 def load_results(path: Path) -> list[SavedSimulation]:
     """Every simulation of a results file, with its task; a file that is not one is a ``DataError``
     naming it (and the simulation at fault)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise DataError(f"{path}: not a readable τ²-bench results JSON file ({exc})") from None
+    try:  # through the door: a regular file of a sane size, nested at most MAX_DEPTH deep
+        data = door.loads(read_regular_file(path, MAX_RESULTS_BYTES, "results file"), str(path))
+    except OSError as exc:
+        raise DataError(f"{path}: not a readable τ²-bench results JSON file ({exc.strerror or exc})") from None
+    except door.Refused as exc:
+        raise DataError(f"not a readable τ²-bench results JSON file: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("simulations"), list):
         raise DataError(f"{path}: not a τ²-bench results file (no 'simulations' list)")
     try:
@@ -40,6 +46,10 @@ def load_results(path: Path) -> list[SavedSimulation]:
     if domain not in DOMAINS:
         raise DataError(f"{path}: domain {domain!r} is not one of {', '.join(DOMAINS)}")
     tasks = {str(task.get("id")): task for task in data.get("tasks") or [] if isinstance(task, dict)}
+    for task in tasks.values():
+        problem = _functions_problem(task)
+        if problem:
+            raise DataError(f"{path}: task {shown_name(str(task.get('id')))}: {problem}")
     found = []
     for index, sim in enumerate(data["simulations"]):
         where = f"{path}: simulation {index}"
@@ -51,6 +61,8 @@ def load_results(path: Path) -> list[SavedSimulation]:
         reason = sim.get("termination_reason")
         if reason not in TERMINATION_REASONS:
             raise DataError(f"{where} ({sim.get('id')}): unknown termination_reason {reason!r}")
+        if not isinstance(sim.get("trial") or 0, int):
+            raise DataError(f"{where} ({sim.get('id')}): 'trial' is not an integer")
         messages = sim.get("messages") or []
         if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
             raise DataError(f"{where} ({sim.get('id')}): 'messages' is not a list of objects")
@@ -60,9 +72,26 @@ def load_results(path: Path) -> list[SavedSimulation]:
                 domain=str(domain),
                 task=tasks[task_id],
                 simulation_id=str(sim.get("id")),
-                trial=int(sim.get("trial") or 0),
+                trial=sim.get("trial") or 0,
                 termination_reason=str(reason),
                 messages=messages,
             )
         )
     return found
+
+
+def _functions_problem(task: dict[str, Any]) -> str:
+    """What is wrong with the environment functions a task names ("" when nothing): a function is a
+    public name of the tools (``set_data_usage``), never an attribute such as ``__init__`` or
+    ``__class__``, which is refused as a name not among the tools is."""
+    state = task.get("initial_state") if isinstance(task.get("initial_state"), dict) else {}
+    criteria = task.get("evaluation_criteria") if isinstance(task.get("evaluation_criteria"), dict) else {}
+    for where, functions in (
+        ("initial_state.initialization_actions", (state or {}).get("initialization_actions")),
+        ("evaluation_criteria.env_assertions", (criteria or {}).get("env_assertions")),
+    ):
+        for number, function in enumerate(functions or []):
+            name = function.get("func_name") if isinstance(function, dict) else None
+            if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
+                return f"{where}[{number}]: unknown function {shown_name(ascii(name))}: not among the tools"
+    return ""

@@ -40,7 +40,37 @@ def read_regular_file(path: Path, limit: int, what: str = "file") -> bytes:
     # O_NONBLOCK: had it been swapped for a FIFO since the stat, the open still returns at once.
     descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     with os.fdopen(descriptor, "rb") as handle:
-        data = handle.read(limit + 1)
+        # In pieces: ``read(limit + 1)`` would set aside the whole limit (64 MiB, 1 GiB) for any file.
+        pieces, size = [], 0
+        while size <= limit:
+            piece = handle.read(min(2**20, limit + 1 - size))
+            if not piece:
+                break
+            pieces.append(piece)
+            size += len(piece)
+        data = b"".join(pieces)
     if len(data) > limit:
         raise OSError(f"more than the {limit:,} bytes a {what} may have: refused")
     return data
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file (the same path resolved, or one file under two names: a
+    link), so that an output is never written over an input."""
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+        return a.expanduser().resolve() == b.expanduser().resolve()
+    except (OSError, RuntimeError):  # (a symlink loop)
+        return False
+
+
+def clash(outputs: list[tuple[str, Path]], inputs: list[tuple[str, Path]]) -> str | None:
+    """The first output that would be written over an input (or over another output), as one line:
+    ``"report.json (--toolcall-report) is also an input (--toolcall-baseline)"``; None when none."""
+    for number, (name, output) in enumerate(outputs):
+        for other_name, other in [*inputs, *outputs[:number]]:
+            if same_file(output, other):
+                role = "an input" if (other_name, other) in inputs else "another output"
+                return f"{output} ({name}) is also {role} ({other_name}): write it elsewhere"
+    return None

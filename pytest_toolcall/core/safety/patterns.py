@@ -38,6 +38,59 @@ _RE2_INCOMPATIBLE = re.compile(r"\{,|\[:")
 _NOT_ASCII_TEXT = re.compile(r"[^\x00-\x7f]|[\x0b\x1c-\x1f]")
 
 
+#: The most a case file's ``$regex`` may expand to (each counted repeat counted out, as RE2 compiles
+#: it: ``a{1000}`` is 1,000, ``(a{1000}){1000}`` a million): a pattern is a few hundred units, and one
+#: of a billion exhausts memory wherever it is compiled or a matching string is built.
+MAX_EXPANDED_SIZE = 100_000
+#: The longest ``$regex`` (characters).
+MAX_PATTERN_LENGTH = 10_000
+
+
+def size_problem(pattern: str) -> str:
+    """Why ``pattern`` is too large to be used ("" when it is not): longer than ``MAX_PATTERN_LENGTH``
+    or expanding to more than ``MAX_EXPANDED_SIZE`` units. Parsed, never compiled: linear in its
+    length."""
+    if len(pattern) > MAX_PATTERN_LENGTH:
+        return f"{len(pattern):,} characters, more than {MAX_PATTERN_LENGTH:,}"
+    try:
+        from re import _parser  # type: ignore[attr-defined]
+
+        size = _expanded(_parser.parse(pattern), _parser)
+    except RecursionError:
+        return "nested too deep"
+    except Exception:  # re.error and the like: compiling it says what is wrong
+        return ""
+    if size > MAX_EXPANDED_SIZE:
+        return f"it expands to more than {MAX_EXPANDED_SIZE:,} units, each counted repeat counted out"
+    return ""
+
+
+def _expanded(parsed: Any, parser: Any) -> int:
+    """The size of a parsed pattern with its counted repeats counted out, stopping past the limit."""
+    c = parser  # (``re._parser`` re-exports the opcodes of ``re._constants``)
+    total = 0
+    for op, arg in parsed:
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
+            low, high, sub = arg
+            times = high if high != c.MAXREPEAT else low + 1
+            total += 1 + max(1, times) * _expanded(sub, parser)
+        elif op is c.SUBPATTERN:
+            total += 1 + _expanded(arg[-1], parser)
+        elif op is c.BRANCH:
+            total += 1 + sum(_expanded(branch, parser) for branch in arg[1])
+        elif op in (c.ASSERT, c.ASSERT_NOT):
+            total += 1 + _expanded(arg[1], parser)
+        elif op is getattr(c, "ATOMIC_GROUP", None):
+            total += 1 + _expanded(arg, parser)
+        elif op is c.GROUPREF_EXISTS:
+            total += 1 + _expanded(arg[1], parser) + (_expanded(arg[2], parser) if arg[2] else 0)
+        else:
+            total += 1
+        if total > MAX_EXPANDED_SIZE:
+            return total
+    return total
+
+
 class PatternTimeout(Exception):
     """A pattern that could not be matched within the time bound."""
 

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pytest_toolcall.core.safety.door import MAX_REPORT_DEPTH, redact, too_deep
 from pytest_toolcall.core.safety.files import read_regular_file
 
 #: The ``schema`` of every JSON report this version writes (and the only one it reads).
@@ -67,11 +68,13 @@ def read_json(path: Path, what: str = "JSON report") -> Any:
         raise ReportError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
     except RecursionError:
         raise ReportError(f"{path}: nested too deep to be a pytest-toolcall {what}") from None
+    if too_deep(document, MAX_REPORT_DEPTH):  # the door's bound: no recursive code meets deeper
+        raise ReportError(f"{path}: nested deeper than {MAX_REPORT_DEPTH} levels: not a pytest-toolcall {what}")
     bad = _first_unreadable(document)
     if bad is not None:
         where, value = bad
         raise ReportError(f"{path}: {where}: {value!r} is not a finite number of a sane size")
-    return document
+    return redact(document)  # the run's keys (none offline): a report from elsewhere may hold them
 
 
 def _first_unreadable(document: Any) -> tuple[str, _Unreadable] | None:

@@ -10,7 +10,8 @@ _URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]*@")
 # ``api-key``, signed URLs), and nothing tells a credential from a version number, so every value is
 # hidden.
 _QUERY_VALUES = re.compile(r"(?<=[?&;])([^=&;#\s]*)=([^&;#\s]*)")
-_CREDENTIAL_NAME = re.compile(r"key|token|secret|sig|pass|auth|cred|session|code", re.IGNORECASE)
+#: A name that can hold a credential (a query key, an environment variable).
+CREDENTIAL_NAME = re.compile(r"key|token|secret|sig|pass|auth|cred|session|code", re.IGNORECASE)
 
 
 def redact_url(url: str | None) -> str | None:
@@ -39,5 +40,5 @@ def url_secrets(url: str | None) -> list[str]:
     # Masking changes what a model said (and its score) wherever the text recurs: only query values
     # that can be credentials (a credential-like name, or long), not ``api-version=2024-06-01``.
     values = _QUERY_VALUES.findall("?" + query.partition("#")[0])
-    parts += [value for key, value in values if _CREDENTIAL_NAME.search(key) or len(value) >= 16]
+    parts += [value for key, value in values if CREDENTIAL_NAME.search(key) or len(value) >= 16]
     return sorted({text for part in parts for text in {part, unquote(part)} if len(text) >= 4}, key=len, reverse=True)

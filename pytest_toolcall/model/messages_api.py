@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_toolcall.core.protocol.failure_kinds import has_tool_markup
+from pytest_toolcall.core.safety import door
 from pytest_toolcall.model.streaming import (
     ARGUMENTS_AFTER_FINISH,
     FIRST_DELTA,
@@ -271,9 +272,9 @@ class MessagesStream:
         self._events += 1
         n = self._events
         try:
-            event = json.loads(data)
-        except ValueError:
-            self._problem(NOT_A_CHUNK, n, f"not JSON: {data[:80]!r}")
+            event = door.loads(data, "the event")  # bounded: an event nested too deep breaks the rule
+        except door.Refused as exc:
+            self._problem(NOT_A_CHUNK, n, f"not JSON: {data[:80]!r} ({exc})")
             return
         if not isinstance(event, dict):
             self._problem(NOT_A_CHUNK, n, f"not an object: {data[:80]!r}")
@@ -383,8 +384,8 @@ class MessagesStream:
             if not block.pieces:  # no input streamed: the start's own (``{}`` for a call without arguments)
                 return block.start
             try:
-                arguments: Any = json.loads(joined)
-            except ValueError:
+                arguments: Any = door.loads(joined, "the input")
+            except door.Refused:
                 self._problem(INPUT_NOT_JSON, last, f"the input_json_delta pieces of index {index} are not JSON")
                 arguments = joined  # kept as text: scored as arguments that are not JSON
             return {**block.start, "input": arguments}

@@ -5,6 +5,7 @@ dialogue's ``tool_result`` blocks and the key's header."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -128,13 +129,16 @@ REPLIES = {
 }
 
 
+def writer() -> ChatServer:
+    """The test server's answer writers, without a socket (the fast set opens none)."""
+    server = object.__new__(ChatServer)
+    server._ids = itertools.count(1)
+    return server
+
+
 def events_of(reply: Reply, rule: str | None = None) -> list[str]:
     """The SSE ``data`` of the test server's stream of ``reply`` (breaking ``rule``)."""
-    server = ChatServer()  # bound, never started: only its stream writer is used
-    try:
-        stream = server._message_events({"model": "m", "messages": []}, Reply(**{**vars(reply), "stream_break": rule}))
-    finally:
-        server.stop()
+    stream = writer()._message_events({"model": "m", "messages": []}, Reply(**{**vars(reply), "stream_break": rule}))
     return SSEDecoder().feed("".join(stream).encode())
 
 
@@ -156,12 +160,7 @@ def test_a_stream_reads_as_the_sdk_reassembles_it(name: str) -> None:
     assert problems == []
     assert ours == messages_api.completion(snapshot.to_dict())
     # ... and it is what the same answer not streamed reads as.
-    server = ChatServer()
-    try:
-        whole = server._message_object({"model": "m", "messages": []}, REPLIES[name])
-    finally:
-        server.stop()
-    plain = messages_api.completion(whole)
+    plain = messages_api.completion(writer()._message_object({"model": "m", "messages": []}, REPLIES[name]))
     assert {**ours, "id": None} == {**plain, "id": None}
 
 

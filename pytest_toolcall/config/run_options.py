@@ -114,9 +114,10 @@ OPTIONS = (
     ),
     Option(
         "api",
-        "the wire format: chat (Chat Completions) or responses (the Responses API)",
+        "the wire format: chat (Chat Completions), responses (the Responses API) or messages (Anthropic's "
+        "Messages API, through the anthropic SDK: pytest-toolcall[anthropic])",
         default="chat",
-        metavar="chat|responses",
+        metavar="chat|responses|messages",
     ),
     Option(
         "shard", "run only shard K of N (1-based): a deterministic subset balanced by cost", ini=False, metavar="K/N"

@@ -96,7 +96,7 @@ class Settings:
     benchmark_items_only: bool = False
     #: ``--toolcall-stream``: off, on or both.
     stream: str = "off"
-    #: ``--toolcall-api``: chat or responses.
+    #: ``--toolcall-api``: chat, responses or messages.
     api: str = "chat"
     #: The sampling settings given on the command line or in the ini file (``temperature``,
     #: ``max_tokens``; None: send none): they replace every benchmark's own (``Benchmark.sampling``).
@@ -227,7 +227,7 @@ class Settings:
             cache_max_age=parse_duration("cache-max-age", raw["cache-max-age"]),
             benchmark_items_only=items_only,
             stream=one_of("stream", _given(raw, "stream"), ("off", "on", "both")),
-            api=one_of("api", _given(raw, "api"), ("chat", "responses")),
+            api=_api(_given(raw, "api"), raw["model"]),
             sampling=sampling,
         )
 
@@ -299,6 +299,19 @@ def _given(raw: Mapping[str, str | None], name: str) -> str:
 MAX_REPEAT = 1000
 MAX_CONCURRENCY = 1024
 MAX_RETRIES = 100
+
+
+def _api(value: str, model: str | None) -> str:
+    """``--toolcall-api``; ``messages`` needs the ``anthropic`` SDK, checked before any request (found,
+    not imported: the import takes seconds and is the client process's)."""
+    import importlib.util
+
+    from pytest_toolcall.model import oracle
+
+    api = one_of("api", value, ("chat", "responses", "messages"))
+    if api == "messages" and model and not oracle.chooses(model) and importlib.util.find_spec("anthropic") is None:
+        raise usage_error("api", "messages needs the anthropic SDK: pip install 'pytest-toolcall[anthropic]'")
+    return api
 
 
 def _base_url(value: str | None) -> str | None:

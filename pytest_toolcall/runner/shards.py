@@ -79,6 +79,9 @@ class UnaskedModels:
     def judge(self) -> Model | None:
         return self._models.get(Role.JUDGE)
 
+    def through(self, api: str, stream: bool) -> Model:
+        return self.model  # (any path costs what the model under test's does)
+
     def exchange(self, kind: str, request: Any, perform: Callable[[], Any]) -> Any:
         raise AssertionError("a plan asked its environment while being planned")
 

@@ -70,6 +70,7 @@ class UnitModels:
         self._unit = unit
         self.asking = asking
         self._views: dict[Role, Model] = {}
+        self._paths: dict[tuple[str, bool], Model] = {}  # the model under test on other paths (``through``)
         #: Every request the unit sent (or got from the store), in order.
         self.answers: list[Future[ChatResponse]] = []
         self._occurrences: dict[str, int] = {}
@@ -99,6 +100,16 @@ class UnitModels:
             else:
                 self._views[role] = UnitModel(client, role, self._unit.asker, self.answers, self._sampling)
         return self._views[role]
+
+    def through(self, api: str, stream: bool) -> Model:
+        """The model under test through this wire format, streamed or not (``Models.through``)."""
+        if self.oracle:
+            return self.model
+        key = (api, stream)
+        if key not in self._paths:
+            client = self._run.client(Role.MODEL, stream, api)
+            self._paths[key] = UnitModel(client, Role.MODEL, self._unit.asker, self.answers)
+        return self._paths[key]
 
     def exchange(self, kind: str, request: Any, perform: Callable[[], Any]) -> Any:
         """An environment's answer, through the run's store (``Models.exchange``); the oracle's runs

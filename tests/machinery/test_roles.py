@@ -190,7 +190,7 @@ def test_a_unit_is_weighed_without_asking_anything(tmp_path: Path) -> None:
 def test_a_user_simulator_with_the_models_name_and_endpoint_is_not_streamed(
     pytester: pytest.Pytester, acebench_root: Path
 ) -> None:
-    from tests.support.chat_server import ChatServer, Reply
+    from pytest_toolcall.testing.server import ChatServer, Reply
 
     with ChatServer(lambda body: Reply(content="finish conversation")) as server:
         result = pytester.runpytest(

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 
 pytestmark = pytest.mark.slow
 

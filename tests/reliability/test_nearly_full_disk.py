@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.reliability.test_full_disk import disk, run, server  # noqa: F401  (fixtures)
-from tests.support.chat_server import ChatServer
+from pytest_toolcall.testing.server import ChatServer
 
 
 def _leave_free(mount: Path, free: int) -> None:

@@ -148,8 +148,10 @@ class RecordingServer(ChatServer):
         self.arrivals: list[Arrival] = []
         self._arrivals_lock = threading.Lock()
 
-    def _record(self, raw: bytes, auth: str | None) -> tuple[dict[str, Any] | None, str | None]:
-        body, fault = super()._record(raw, auth)
+    def _record(
+        self, raw: bytes, auth: str | None, api_key: str | None = None
+    ) -> tuple[dict[str, Any] | None, str | None]:
+        body, fault = super()._record(raw, auth, api_key)
         with self._arrivals_lock:
             self.arrivals.append(Arrival(time.monotonic(), body, fault, auth))
         return body, fault
@@ -177,16 +179,18 @@ def outcomes(report: dict[str, Any]) -> dict[str, str]:
     return {record["nodeid"]: record["outcome"] for record in report["samples"]}
 
 
+#: What a request's entry in a sample's usage says of time and attempts (a fault changes these).
+TIMING = ("latency_s", "retries", "queue_s", "ttft_s")
+
+
 def verdicts(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Per item, everything that a fault must not change: the record without its latency and without
-    the ids the server gives tool calls (a counter); its usage without latencies and retries."""
+    the ids the server gives tool calls (a counter); its usage without timing and retries."""
     result = {}
     for nodeid, record in records_by_nodeid(report).items():
         plain = {k: v for k, v in record.items() if k != "latency_s"}
         if isinstance(plain.get("usage"), dict):
-            requests = [
-                {k: v for k, v in r.items() if k not in ("latency_s", "retries")} for r in plain["usage"]["requests"]
-            ]
+            requests = [{k: v for k, v in r.items() if k not in TIMING} for r in plain["usage"]["requests"]]
             plain["usage"] = {**plain["usage"], "requests": requests}
         if isinstance(plain.get("tool_calls"), list):
             plain["tool_calls"] = [

@@ -156,6 +156,12 @@ class Models(Protocol):
         references."""
         ...
 
+    def through(self, api: str, stream: bool) -> Model:
+        """The model under test asked through this wire format (``chat``, ``responses``,
+        ``messages``), streamed or not, whatever the run's ``--toolcall-api`` and ``--toolcall-stream``
+        (the conformance probes ask every path); the oracle's answers are the oracle's."""
+        ...
+
     def exchange(self, kind: str, request: Any, perform: Callable[[], Any]) -> Any:
         """What an environment outside the model (an MCP server) answers to ``request`` (plain JSON),
         kept in the response store with the unit's answers so that a replay needs no environment:
@@ -205,6 +211,9 @@ class _Replanning:
 
     @property
     def judge(self) -> Model | None:
+        raise _NoModel
+
+    def through(self, api: str, stream: bool) -> Model:
         raise _NoModel
 
     def exchange(self, kind: str, request: Any, perform: Callable[[], Any]) -> Any:

@@ -72,6 +72,10 @@ class ChatResponse:
     status: int = 200
     #: The stream rules a streamed answer broke, each ``"<rule> at chunk <n>: <detail>"``.
     stream_problems: list[str] = field(default_factory=list)
+    #: The message carried ``"tool_calls": []`` (an empty list, as vLLM and SGLang send with a text
+    #: turn) rather than null or nothing: ``tool_calls`` is empty either way, and a benchmark whose
+    #: official handler reads the two differently (BFCL) asks this.
+    empty_tool_calls: bool = False
 
 
 class RequestError(Exception):

@@ -37,6 +37,20 @@ IRRELEVANCE = ("irrelevance", "live_irrelevance")
 RELEVANCE = ("live_relevance",)
 MULTI_TURN = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
 OVERALL_WEIGHTS = {"non_live": 10, "live": 10, "irrelevance": 10, "multi_turn": 30, "agentic": 40}
+#: BFCL V4's agentic part: web search (two categories) and memory (three backends), each the
+#: unweighted mean of its categories; agentic is the unweighted mean of the two.
+WEB_SEARCH = ("web_search_base", "web_search_no_snippet")
+MEMORY_OFFICIAL = ("memory_kv", "memory_vector", "memory_rec_sum")
+#: The memory categories measured here (the vector backend needs embedding-model weights).
+MEMORY = ("memory_kv", "memory_rec_sum")
+#: Not measured, with the reason (named wherever the V4 overall is shown).
+NOT_MEASURED = {
+    "web_search_base": "needs a live web-search API",
+    "web_search_no_snippet": "needs a live web-search API",
+    "memory_vector": "needs the weights of the embedding model all-MiniLM-L6-v2",
+}
+#: The non-scoring category: the same 200 single-turn entries asked in 26 prompt formats.
+FORMAT_SENSITIVITY = "format_sensitivity"
 
 
 @dataclass(frozen=True)
@@ -123,16 +137,14 @@ def summary_scores(
     irrelevance = _mean(merged, IRRELEVANCE)
     relevance = _mean(merged, RELEVANCE)
     multi = _mean(merged, MULTI_TURN)
-    agentic = Score(None, 0.0, True)  # web search and memory are not part of this plugin
+    # OVERALL keeps the meaning it had before the agentic part was measured here: agentic counts 0
+    # in ``official`` and is left out of the renormalised value, which is therefore always partial.
+    agentic = Score(None, 0.0, True)
     groups = {"non_live": non_live, "live": live, "irrelevance": irrelevance, "multi_turn": multi, "agentic": agentic}
-    official = sum(OVERALL_WEIGHTS[name] * groups[name].official for name in groups) / sum(OVERALL_WEIGHTS.values())
-    run = {name: score.value for name, score in groups.items() if score.value is not None}
-    run_weight = sum(OVERALL_WEIGHTS[name] for name in run)
-    value = sum(OVERALL_WEIGHTS[name] * measured for name, measured in run.items()) / run_weight if run else None
-    # Agentic (40 % of the official overall) is outside this plugin by design: it counts 0 in
-    # ``official`` and leaves the renormalised value always partial, since that value never covers
-    # what the leaderboard's overall covers.
-    overall = Score(value, official, True)
+    # V4's agentic part as the leaderboard computes it (what did not run counts 0 in ``official``).
+    web_search = _mean(merged, WEB_SEARCH)
+    memory = _mean(merged, MEMORY_OFFICIAL)
+    agentic_v4 = _mean_of_scores([web_search, memory])
     return {
         "simple": simple,
         "non_live": non_live,
@@ -141,8 +153,22 @@ def summary_scores(
         "relevance": relevance,
         "multi_turn": multi,
         "agentic": agentic,
-        "overall": overall,
+        "overall": _overall(groups),
+        "web_search": web_search,
+        "memory": memory,
+        "agentic_v4": agentic_v4,
+        "overall_v4": _overall({**groups, "agentic": agentic_v4}),
     }
+
+
+def _overall(groups: Mapping[str, Score]) -> Score:
+    """The official weighted sum (``official``: what did not run counts 0) and its value renormalised
+    over the groups that ran; partial always (web search is never measured here)."""
+    official = sum(OVERALL_WEIGHTS[name] * groups[name].official for name in groups) / sum(OVERALL_WEIGHTS.values())
+    run = {name: score.value for name, score in groups.items() if score.value is not None}
+    run_weight = sum(OVERALL_WEIGHTS[name] for name in run)
+    value = sum(OVERALL_WEIGHTS[name] * measured for name, measured in run.items()) / run_weight if run else None
+    return Score(value, official, True)
 
 
 def metrics_block(
@@ -180,7 +206,11 @@ ALL_CATEGORIES = (
     "live_irrelevance",
     "live_relevance",
     *MULTI_TURN,
+    *MEMORY,
+    FORMAT_SENSITIVITY,
 )
+#: The categories of BFCL V3's overall (what ``overall`` covers).
+V3_CATEGORIES = ALL_CATEGORIES[: ALL_CATEGORIES.index(MULTI_TURN[-1]) + 1]
 #: Which categories each summary score is made of (a short or errored member makes it partial).
 SCORE_MEMBERS: dict[str, tuple[str, ...]] = {
     "simple": SIMPLE_GROUP,
@@ -190,12 +220,16 @@ SCORE_MEMBERS: dict[str, tuple[str, ...]] = {
     "relevance": RELEVANCE,
     "multi_turn": MULTI_TURN,
     "agentic": (),
-    "overall": ALL_CATEGORIES,
+    "overall": V3_CATEGORIES,
+    "web_search": WEB_SEARCH,
+    "memory": MEMORY,
+    "agentic_v4": MEMORY,
+    "overall_v4": (*V3_CATEGORIES, *MEMORY),
 }
 #: The summary scores shown as groups (the sub-group "simple" and the absent "agentic" aside).
-GROUP_NAMES = ("non_live", "live", "irrelevance", "relevance", "multi_turn")
+GROUP_NAMES = ("non_live", "live", "irrelevance", "relevance", "multi_turn", "memory", "overall_v4")
 #: Official categories this plugin does not run.
-OUT_OF_SCOPE = ("web_search", "memory", "format_sensitivity")
+OUT_OF_SCOPE = tuple(NOT_MEASURED)
 #: Outcomes of items that did not run to a verdict on purpose: in no denominator.
 NOT_SCORED = {"skipped"}
 
@@ -233,7 +267,7 @@ def bfcl_metrics(records: Iterable[Mapping[str, Any]], sizes: Mapping[str, int],
             **category_fields(rows),
             "ceiling": sum(ceilings) / len(ceilings) if ceilings else None,
         }
-    counts = {name: CategoryScore(m["passed"], m["n"]) for name, m in categories.items()}
+    counts = {name: CategoryScore(m["passed"], m["n"]) for name, m in categories.items() if name != FORMAT_SENSITIVITY}
     missing = [name for name in ALL_CATEGORIES if name not in categories]
     short = [name for name, m in categories.items() if m["n"] < sizes.get(name, m["n"])]
     errored = [name for name, m in categories.items() if m["errors"]]
@@ -257,8 +291,80 @@ def bfcl_metrics(records: Iterable[Mapping[str, Any]], sizes: Mapping[str, int],
         "short_categories": short,
         "errors": sum(m["errors"] for m in categories.values()),
         "out_of_scope": list(OUT_OF_SCOPE),
+        # The V4 overall: the official weights over what ran, and what it misses (never silently 0).
+        "overall_v4": scores["overall_v4"]["value"],
+        "overall_v4_official": scores["overall_v4"]["official"],
+        "overall_v4_missing": [name for name in (*V3_CATEGORIES, *MEMORY_OFFICIAL, *WEB_SEARCH) if name not in counts],
+        "not_measured": dict(NOT_MEASURED),
+        "without_defective": without_defective(by_category),
+        **format_sensitivity_fields(by_category.get(FORMAT_SENSITIVITY, [])),
         "failure_kinds": failure_kind_counts([r for rows in by_category.values() for r in rows]),
         **repeat_fields([r for rows in by_category.values() for r in rows]),
+    }
+
+
+@cache
+def known_defective() -> dict[str, dict[str, str]]:
+    """The shipped list of items no model can pass (``known_defective.json``): id -> its entry."""
+    import json
+    from pathlib import Path
+
+    listed = json.loads(Path(__file__).with_name("known_defective.json").read_text(encoding="utf-8"))
+    return {item["id"]: item for item in listed["items"]}
+
+
+def without_defective(by_category: Mapping[str, list[Mapping[str, Any]]]) -> dict[str, Any]:
+    """The second number: each category and summary score with the known-defective items left out
+    (the official numbers keep them). ``excluded``: the listed items this run ran."""
+    defective = known_defective()
+    counts: dict[str, CategoryScore] = {}
+    excluded: list[str] = []
+    for name, rows in by_category.items():
+        if name not in ALL_CATEGORIES or name == FORMAT_SENSITIVITY:
+            continue
+        kept = [r for r in rows if r.get("id") not in defective]
+        excluded += sorted({str(r.get("id")) for r in rows if r.get("id") in defective})
+        if kept:
+            counts[name] = CategoryScore(sum(1 for r in kept if r.get("score") == 1.0), len(kept))
+    scores = summary_scores(counts)
+    return {
+        "excluded": excluded,
+        "categories": {name: score.accuracy for name, score in counts.items()},
+        "scores": {name: {"value": scores[name].value, "official": scores[name].official} for name in scores},
+    }
+
+
+def format_sensitivity_fields(rows: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """The official format-sensitivity statistics: the accuracy of each prompt format, and their
+    spread across formats: ``max_delta`` (highest minus lowest accuracy) and ``std`` (sample standard
+    deviation), both in percentage points rounded to 2 places as the official score file has them
+    (0 when fewer than two formats ran). ``format_robustness`` = 1 - max_delta / 100 is the gate
+    (``bfcl.format_robustness``): a lower bound on it bounds the spread."""
+    if not rows:
+        return {}
+    import statistics
+
+    stats: dict[str, list[int]] = {}
+    for record in rows:
+        pair = stats.setdefault(str(record.get("format")), [0, 0])
+        pair[0] += record.get("score") == 1.0
+        pair[1] += 1
+    by_format = {name: {"accuracy": c / t, "correct_count": c, "total_count": t} for name, (c, t) in stats.items()}
+    accuracies = [entry["accuracy"] for entry in by_format.values()]
+    if len(accuracies) > 1:
+        max_delta = round((max(accuracies) - min(accuracies)) * 100, 2)
+        std = round(statistics.stdev(accuracies) * 100, 2)
+        variance = round(statistics.variance(accuracies) * 100**2, 2)
+    else:
+        max_delta = std = variance = 0.0
+    return {
+        "format_sensitivity": {
+            "accuracy_max_delta": max_delta,
+            "accuracy_std": std,
+            "accuracy_variance": variance,
+            "by_format": by_format,
+        },
+        "format_robustness": 1 - max_delta / 100,
     }
 
 
@@ -293,4 +399,16 @@ def score_weights(counts: Mapping[str, int]) -> dict[str, dict[str, float]]:
         "multi_turn": mean_of(MULTI_TURN),
     }
     overall = combine([(groups[g], float(w)) for g, w in OVERALL_WEIGHTS.items() if g in groups])
-    return {name: weights for name, weights in {**groups, "overall": overall}.items() if weights}
+    web_search, memory = mean_of(WEB_SEARCH), mean_of(MEMORY_OFFICIAL)
+    agentic_v4 = combine([(web_search, 1.0), (memory, 1.0)])
+    v4_groups = {**groups, "agentic": agentic_v4}
+    overall_v4 = combine([(v4_groups[g], float(w)) for g, w in OVERALL_WEIGHTS.items() if g in v4_groups])
+    named = {
+        **groups,
+        "overall": overall,
+        "web_search": web_search,
+        "memory": memory,
+        "agentic_v4": agentic_v4,
+        "overall_v4": overall_v4,
+    }
+    return {name: weights for name, weights in named.items() if weights}

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_toolcall import __version__
-from pytest_toolcall.core.blocks import BlockError
-from pytest_toolcall.core.files import check_regular_file
+from pytest_toolcall.core.protocol.blocks import BlockError
+from pytest_toolcall.core.safety.files import check_regular_file
 
 if TYPE_CHECKING:
     from pytest_toolcall.results.run_result import RunResult
@@ -260,7 +260,8 @@ def _diff(args: argparse.Namespace) -> int:
     counts = diff.counts()
     print(
         f"{counts['regressed']} regressed, {counts['fixed']} fixed, {counts['changed']} changed with the same "
-        f"verdict; {len(diff.only_base)} only in {names[0]}, {len(diff.only_now)} only in {names[1]}: {args.output}"
+        f"verdict ({diff.reordered()} of the changes only reordered their calls); "
+        f"{len(diff.only_base)} only in {names[0]}, {len(diff.only_now)} only in {names[1]}: {args.output}"
     )
     return 0
 

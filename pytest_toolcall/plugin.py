@@ -13,9 +13,9 @@ import sys
 
 import pytest
 
-from pytest_toolcall.core import registry
-from pytest_toolcall.core.benchmark import is_module_nodeid
-from pytest_toolcall.core.settings import Settings, add_options, needs_client_early
+from pytest_toolcall.config import registry
+from pytest_toolcall.config.settings import Settings, add_options, needs_client_early
+from pytest_toolcall.core.protocol.benchmark import is_module_nodeid
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

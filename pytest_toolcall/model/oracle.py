@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import concurrent.futures
 
-from pytest_toolcall.core.settings import ORACLE
-from pytest_toolcall.core.types import ChatRequest, ChatResponse
+from pytest_toolcall.config.settings import ORACLE
+from pytest_toolcall.core.protocol.types import ChatRequest, ChatResponse
 
 
 class OracleModel:

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 import pytest
 
-from pytest_toolcall.core.types import ChatRequest, ChatResponse, Model
+from pytest_toolcall.core.protocol.types import ChatRequest, ChatResponse, Model
 
 
 class Job(Protocol):

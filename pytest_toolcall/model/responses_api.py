@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_toolcall.core.failure_kinds import has_tool_markup
+from pytest_toolcall.core.protocol.failure_kinds import has_tool_markup
 from pytest_toolcall.model.streaming import (
     ARGUMENTS_AFTER_FINISH,
     FIRST_DELTA,

@@ -37,8 +37,14 @@ from concurrent.futures import Future, InvalidStateError
 from pathlib import Path
 from typing import IO, Any
 
-from pytest_toolcall.core.text import inert
-from pytest_toolcall.core.types import ChatRequest, ChatResponse, FatalRequestError, ModelSettings, RequestError
+from pytest_toolcall.core.protocol.types import (
+    ChatRequest,
+    ChatResponse,
+    FatalRequestError,
+    ModelSettings,
+    RequestError,
+)
+from pytest_toolcall.core.safety.text import inert
 
 #: The key of the client's socket address in xdist's ``workerinput``.
 WORKER_INPUT = "toolcall_client"

@@ -22,7 +22,13 @@ import urllib.parse
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from pytest_toolcall.core.types import ChatRequest, ChatResponse, FatalRequestError, ModelSettings, RequestError
+from pytest_toolcall.core.protocol.types import (
+    ChatRequest,
+    ChatResponse,
+    FatalRequestError,
+    ModelSettings,
+    RequestError,
+)
 from pytest_toolcall.model import responses_api, streaming
 
 if TYPE_CHECKING:
@@ -208,7 +214,7 @@ class Endpoint:
         if not isinstance(exc, openai.APIStatusError):
             return None
         _REACHED.add(self.settings.base_url)  # it answered: a later connection failure is retried
-        from pytest_toolcall.core.settings import redact_url
+        from pytest_toolcall.core.safety.urls import redact_url
 
         s = self.settings
         key = f"${s.api_key_env}" if s.api_key_env else "the API key"
@@ -278,7 +284,7 @@ class Endpoint:
 
     def secrets(self) -> list[str]:
         """The key and the credentials of the URL: what no answer or message may carry on."""
-        from pytest_toolcall.core.settings import url_secrets
+        from pytest_toolcall.core.safety.urls import url_secrets
 
         return [secret for secret in [_secret(self.settings.api_key), *url_secrets(self.settings.base_url)] if secret]
 

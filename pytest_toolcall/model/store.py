@@ -30,7 +30,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from pytest_toolcall.core.types import ChatRequest, ChatResponse, Model, RequestError
+from pytest_toolcall.core.protocol.types import ChatRequest, ChatResponse, Model, RequestError
 
 #: 2: keys include the asking unit's identity (1: the request alone, which gave identical requests of
 #: different units one shared answer).

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_toolcall.core.failure_kinds import has_tool_markup
+from pytest_toolcall.core.protocol.failure_kinds import has_tool_markup
 
 #: The rules, by the names the problems carry (docs/streaming-and-conformance.md explains each).
 FIRST_DELTA = "first_delta_without_id_or_name"

@@ -16,9 +16,9 @@ import jsonschema
 import referencing
 from jsonschema.exceptions import SchemaError
 
-from pytest_toolcall.core.jsonl import json_type
-from pytest_toolcall.core.patterns import bounded_validator
-from pytest_toolcall.core.text import clip
+from pytest_toolcall.core.safety.jsonl import json_type
+from pytest_toolcall.core.safety.patterns import bounded_validator
+from pytest_toolcall.core.safety.text import clip
 
 
 def schema_problem(schema: Any) -> str:
@@ -171,7 +171,7 @@ def _compile(schema: Any) -> CompiledSchema:
     try:
         # default= also keeps an unknown $schema from warning: it falls back to 2020-12 quietly.
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-        # pattern / patternProperties matched in bounded time, with re.search's verdicts (core/patterns.py)
+        # pattern / patternProperties matched in bounded time, with re.search's verdicts (core/safety/patterns.py)
         return CompiledSchema(bounded_validator(cls)(schema, registry=_REGISTRY), "")
     except Exception as exc:
         return CompiledSchema(None, f"{type(exc).__name__}: {exc}")

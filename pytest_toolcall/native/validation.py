@@ -17,7 +17,7 @@ from typing import Any
 
 from jsonschema.exceptions import best_match
 
-from pytest_toolcall.core.failure_kinds import (
+from pytest_toolcall.core.protocol.failure_kinds import (
     INVALID_JSON,
     NO_CALL,
     SCHEMA_VIOLATION,
@@ -26,8 +26,8 @@ from pytest_toolcall.core.failure_kinds import (
     UNKNOWN_TOOL_KIND,
     has_tool_markup,
 )
-from pytest_toolcall.core.text import clip
-from pytest_toolcall.core.text import name as shown_name
+from pytest_toolcall.core.safety.text import clip
+from pytest_toolcall.core.safety.text import name as shown_name
 from pytest_toolcall.native.schemas import UNSEEN, CompiledSchema, compile_schema, describe_error, remember
 
 TOOL_CALLS = "tool_calls"

@@ -7,14 +7,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_toolcall.core.benchmark import Benchmark
-from pytest_toolcall.core.blocks import check_blocks
-from pytest_toolcall.core.report_reader import SCHEMA
+from pytest_toolcall.core.protocol.benchmark import Benchmark
+from pytest_toolcall.core.protocol.blocks import check_blocks
+from pytest_toolcall.core.safety.reports import SCHEMA
 
 
 def aggregate(benchmarks: Mapping[str, Benchmark], samples: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Metrics blocks of every benchmark (name -> block name -> block) from the samples, each checked
-    against the naming rules (``core.blocks.check_blocks``: ``BlockError`` names what breaks them)."""
+    against the naming rules (``core.protocol.blocks.check_blocks``: ``BlockError`` names what breaks them)."""
     by_benchmark: dict[str, list[dict[str, Any]]] = {name: [] for name in benchmarks}
     for sample in samples:
         records = by_benchmark.get(sample.get("benchmark"))  # type: ignore[arg-type]

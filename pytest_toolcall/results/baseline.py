@@ -13,8 +13,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_toolcall.core.benchmark import Benchmark
-from pytest_toolcall.core.comparison import compare_units
+from pytest_toolcall.core.protocol.benchmark import Benchmark
+from pytest_toolcall.core.stats.comparison import compare_units
+from pytest_toolcall.results import identity
+from pytest_toolcall.results.standing import run_gate, with_standings
 
 
 class BaselineError(ValueError):
@@ -23,7 +25,7 @@ class BaselineError(ValueError):
 
 def load_baseline(path: Path) -> dict[str, Any]:
     """The report at ``path``, checked enough to compare with: BaselineError otherwise."""
-    from pytest_toolcall.core.report_reader import ReportError, read_report
+    from pytest_toolcall.core.safety.reports import ReportError, read_report
 
     try:
         document = read_report(path)
@@ -38,17 +40,26 @@ def load_baseline(path: Path) -> dict[str, Any]:
 
 
 def differences(baseline: Mapping[str, Any], run: Mapping[str, Any]) -> list[str]:
-    """What differs between the baseline's run and this one, for a person."""
+    """What differs between the baseline's run and this one, for a person: the model and endpoint,
+    and every field of the runs' identities that differs (``results.identity``)."""
     before = baseline.get("run", {})
     notes = []
-    for key, label in (("plugin_version", "plugin version"), ("model", "model"), ("base_url", "endpoint")):
+    for key, label in (("model", "model"), ("base_url", "endpoint")):
         if before.get(key) != run.get(key):
             notes.append(f"{label}: baseline {before.get(key)!r}, now {run.get(key)!r}")
-    if before.get("settings") != run.get("settings"):
-        notes.append(f"settings: baseline {before.get('settings')!r}, now {run.get('settings')!r}")
-    if (before.get("repeat") or 1) != (run.get("repeat") or 1):
-        notes.append(f"repeat: baseline {before.get('repeat') or 1}, now {run.get('repeat') or 1}")
+    fields = identity.differing(before.get("identity"), run.get("identity"))
+    if fields:
+        notes.append(f"run identity {_hash(before)} -> {_hash(run)}: {identity.differences_line(fields)}")
+    elif not isinstance(before.get("identity"), Mapping):  # a report written before identities
+        for key, label in (("plugin_version", "plugin version"), ("settings", "settings"), ("repeat", "repeat")):
+            if (before.get(key) or None) != (run.get(key) or None):
+                notes.append(f"{label}: baseline {before.get(key)!r}, now {run.get(key)!r}")
     return notes
+
+
+def _hash(run: Mapping[str, Any]) -> str:
+    fields = run.get("identity")
+    return str(fields.get("hash")) if isinstance(fields, Mapping) else "unknown"
 
 
 def compare_run(
@@ -85,14 +96,21 @@ def compare_run(
         [s for s in samples if s.get("benchmark") in matched],
     )
     before_run = baseline.get("run", {})
-    return {
+    comparison = {
         "baseline": {
             "path": baseline.get("path"),
             "model": before_run.get("model"),
             "started_at": before_run.get("started_at"),
+            "label": identity.label(before_run),
+        },
+        "identity": {
+            "baseline": _hash(before_run),
+            "now": _hash(run),
+            "differing": identity.differing(before_run.get("identity"), run.get("identity")),
         },
         "notes": notes,
         "metrics": compared,
         "regressed": units["regressed"],
         "fixed": units["fixed"],
     }
+    return with_standings(comparison, *run_gate(run))

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_toolcall.results.diffing import passed
+from pytest_toolcall.results.identity import label
+from pytest_toolcall.results.standing import standings
 
 #: The headline of a block, as the HTML report's OVERALL line reads it.
 HEADLINES = ("overall", "tool_call_f1", "accuracy")
@@ -20,6 +22,8 @@ class Cell:
     value: float | None
     ci95: list[float] | None
     p_value: float | None  # against the first run; None for the first run itself
+    #: Against the first run (``results.standing``): regressed, worse, better or same; None for the first.
+    standing: str | None = None
 
 
 @dataclass
@@ -55,16 +59,23 @@ def compare_reports(paths: list[Path], documents: list[dict[str, Any]]) -> Compa
     columns = []
     for position, (path, document) in enumerate(zip(paths, documents, strict=True)):
         tests: dict[str, Any] = {}
+        decided: dict[str, str] = {}
         if position:
             benchmarks = rebuild_benchmarks(path, document["run"])
             compared = compare_run(first, document["run"], document["samples"], document["metrics"], benchmarks)
             tests = compared["metrics"]
+            decided = standings(compared)
         cells = {}
         for metric in metrics:
             block, key = metric.rsplit(".", 1)
             values = document.get("metrics", {}).get(block, {})
             test = tests.get(metric) or {}
-            cells[metric] = Cell(values.get(key), values.get(f"{key}_ci95"), test.get("p_value") if position else None)
+            cells[metric] = Cell(
+                values.get(key),
+                values.get(f"{key}_ci95"),
+                test.get("p_value") if position else None,
+                decided.get(metric) if position else None,
+            )
         columns.append(_column(path, document, cells))
     by_run = [{s["nodeid"]: s for s in d["samples"] if isinstance(s.get("nodeid"), str)} for d in documents]
     nodeids = list(dict.fromkeys(n for run in by_run for n in run))
@@ -85,7 +96,7 @@ def _column(path: Path, document: dict[str, Any], cells: dict[str, Cell]) -> Run
     latencies = [s["latency_s"] for s in samples if isinstance(s.get("latency_s"), (int, float))]
     return RunColumn(
         str(path),
-        str(document.get("run", {}).get("model")),
+        label(document.get("run") or {}),
         cells,
         correct,
         cost / correct if isinstance(cost, (int, float)) and correct else None,
@@ -117,6 +128,8 @@ def cell_text(cell: Cell) -> str:
         text += f" [{cell.ci95[0]:.3f}, {cell.ci95[1]:.3f}]"
     if cell.p_value is not None:
         text += f" p={cell.p_value:.2g}"
+    if cell.standing not in (None, "same"):
+        text += f" {cell.standing}"
     return text
 
 

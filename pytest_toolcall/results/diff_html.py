@@ -1,7 +1,7 @@
 """The pages of ``pytest-toolcall diff`` and ``compare``: static markup (every value escaped here), with a
 few lines of script only to filter. The side-by-side answer view is shared: two (or more) answers of
-one unit, each with its verdict, its reason and its calls, the calls aligned position by position and
-each differing argument marked."""
+one unit, each with its verdict, its reason and its calls, the calls aligned by matching (identical
+calls, then calls of the same name) and each differing argument marked."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from pytest_toolcall.results.diffing import CHANGED, FIXED, REGRESSED, CallPair, RunDiff, align_calls, calls_of
+from pytest_toolcall.results.identity import label
 
 STYLE = """<style>
 .side { display: grid; grid-template-columns: repeat(var(--cols), minmax(0, 1fr)); gap: 12px; }
@@ -42,10 +43,11 @@ def diff_page(diff: RunDiff, base_name: str, now_name: str, base_run: dict[str, 
 
     counts = diff.counts()
     head = (
-        f"<p>base: <b>{escape(base_name)}</b> ({escape(str(base_run.get('model')))}) — now: <b>{escape(now_name)}</b> "
-        f"({escape(str(now_run.get('model')))})</p>"
+        f"<p>base: <b>{escape(base_name)}</b> ({escape(label(base_run))}) — now: <b>{escape(now_name)}</b> "
+        f"({escape(label(now_run))})</p>"
         f'<p id="counts">{counts[REGRESSED]} regressed, {counts[FIXED]} fixed, {counts[CHANGED]} changed '
-        f"with the same verdict; {len(diff.only_base)} only in base, {len(diff.only_now)} only now</p>"
+        f"with the same verdict ({diff.reordered()} of the changes only reordered their calls); "
+        f"{len(diff.only_base)} only in base, {len(diff.only_now)} only now</p>"
         '<label>show <select id="f-status"><option value="">every change</option>'
         f'<option value="{REGRESSED}">regressed</option><option value="{FIXED}">fixed</option>'
         f'<option value="{CHANGED}">changed, same verdict</option></select></label>'
@@ -53,6 +55,7 @@ def diff_page(diff: RunDiff, base_name: str, now_name: str, base_run: dict[str, 
     sections = [
         f'<section class="change" data-status="{change.status}" data-nodeid="{escape(change.nodeid)}">'
         f'<h3><span class="st-{change.status}">{change.status}</span> {escape(change.nodeid)}</h3>'
+        + ('<p class="reordered">the same calls in another order</p>' if change.reordered else "")
         + side_by_side([(base_name, change.base), (now_name, change.now)])
         + "</section>"
         for change in diff.changes

@@ -3,13 +3,15 @@ same-data check ``diff`` and ``compare`` share.
 
 A unit *changed* when its verdict changed (regressed: passed before, not now; fixed: the other way)
 or when its verdict stayed and its answer did not (the raw output or the decoded calls differ). The
-two answers' calls are aligned position by position and every argument whose value differs is named,
+two answers' calls are aligned by matching, not by position (a run that only changed the order of its
+calls shows no argument as changed, and says so), and every argument whose value differs is named,
 so the page can mark it. Everything here reads samples as plain JSON: nothing of a benchmark.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter, defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,7 +65,7 @@ def calls_of(sample: dict[str, Any]) -> list[dict[str, Any]]:
 
 @dataclass
 class CallPair:
-    """The calls at one position of the two answers (None where an answer has fewer calls)."""
+    """A call of one answer and the call of the other it was matched with (None: no call matched)."""
 
     base: dict[str, Any] | None
     now: dict[str, Any] | None
@@ -72,21 +74,54 @@ class CallPair:
 
 
 def align_calls(base: list[dict[str, Any]], now: list[dict[str, Any]]) -> list[CallPair]:
-    pairs = []
-    for position in range(max(len(base), len(now))):
-        a = base[position] if position < len(base) else None
-        b = now[position] if position < len(now) else None
-        args_a = a.get("arguments") if a else None
-        args_b = b.get("arguments") if b else None
-        if isinstance(args_a, dict) and isinstance(args_b, dict):
-            keys = list(dict.fromkeys([*args_a, *args_b]))
-            differing = [k for k in keys if args_a.get(k, _MISSING) != args_b.get(k, _MISSING)]
-        else:
-            differing = [] if args_a == args_b else ["(arguments)"]
-        if (a or {}).get("name") != (b or {}).get("name"):
-            differing = ["(name)", *differing]
-        pairs.append(CallPair(a, b, differing))
-    return pairs
+    """The calls of two answers paired by matching: identical calls first, then the remaining calls
+    of the same name in their order; a call left over pairs with nothing. In the order of ``now``,
+    then ``base``'s calls that matched none. Linear in the number of calls."""
+    partner: dict[int, int] = {}  # index in now -> index in base
+    identical: defaultdict[str, deque[int]] = defaultdict(deque)
+    for index, call in enumerate(base):
+        identical[call_key(call)].append(index)
+    for index, call in enumerate(now):
+        if waiting := identical.get(call_key(call)):
+            partner[index] = waiting.popleft()
+    matched = set(partner.values())
+    same_name: defaultdict[str, deque[int]] = defaultdict(deque)
+    for index, call in enumerate(base):
+        if index not in matched:
+            same_name[_name(call)].append(index)
+    for index, call in enumerate(now):
+        if index not in partner and (waiting := same_name.get(_name(call))):
+            partner[index] = waiting.popleft()
+    matched = set(partner.values())
+    pairs = [_pair(base[partner[i]] if i in partner else None, call) for i, call in enumerate(now)]
+    return pairs + [_pair(call, None) for i, call in enumerate(base) if i not in matched]
+
+
+def only_reordered(base: list[dict[str, Any]], now: list[dict[str, Any]]) -> bool:
+    """Whether two answers make the same calls, only in another order."""
+    keys = [call_key(c) for c in base], [call_key(c) for c in now]
+    return keys[0] != keys[1] and Counter(keys[0]) == Counter(keys[1])
+
+
+def call_key(call: dict[str, Any]) -> str:
+    return json.dumps([call.get("name"), call.get("arguments")], sort_keys=True, default=str)
+
+
+def _name(call: dict[str, Any]) -> str:
+    return json.dumps(call.get("name"), default=str)
+
+
+def _pair(a: dict[str, Any] | None, b: dict[str, Any] | None) -> CallPair:
+    args_a = a.get("arguments") if a else None
+    args_b = b.get("arguments") if b else None
+    if isinstance(args_a, dict) and isinstance(args_b, dict):
+        keys = list(dict.fromkeys([*args_a, *args_b]))
+        differing = [k for k in keys if args_a.get(k, _MISSING) != args_b.get(k, _MISSING)]
+    else:
+        differing = [] if args_a == args_b else ["(arguments)"]
+    if (a or {}).get("name") != (b or {}).get("name"):
+        differing = ["(name)", *differing]
+    return CallPair(a, b, differing)
 
 
 _MISSING = object()
@@ -99,6 +134,8 @@ class Change:
     base: dict[str, Any]
     now: dict[str, Any]
     calls: list[CallPair]
+    #: The answer makes the same calls as before, only in another order.
+    reordered: bool = False
 
 
 @dataclass
@@ -113,6 +150,10 @@ class RunDiff:
             counts[change.status] += 1
         return counts
 
+    def reordered(self) -> int:
+        """How many of the changes only reordered their calls."""
+        return sum(change.reordered for change in self.changes)
+
 
 def diff_runs(base: list[dict[str, Any]], now: list[dict[str, Any]]) -> RunDiff:
     """Every unit of both runs whose verdict or answer changed, in the order of the current run."""
@@ -125,7 +166,9 @@ def diff_runs(base: list[dict[str, Any]], now: list[dict[str, Any]]) -> RunDiff:
             continue
         status = status_of(old, sample)
         if status is not None:
-            changes.append(Change(nodeid, status, old, sample, align_calls(calls_of(old), calls_of(sample))))
+            base_calls, now_calls = calls_of(old), calls_of(sample)
+            aligned = align_calls(base_calls, now_calls)
+            changes.append(Change(nodeid, status, old, sample, aligned, only_reordered(base_calls, now_calls)))
     return RunDiff(changes, [n for n in before if n not in after], [n for n in after if n not in before])
 
 

@@ -6,7 +6,7 @@ ACEBench's, ``general_fc.tool_call_f1`` is general_fc's, ...); a name nobody cla
 anything runs.
 
 Which value a threshold checks. Benchmarks look their metric up in a block (``gate_values``); the gate
-hands them views of the blocks built by the naming rules of ``core.blocks``:
+hands them views of the blocks built by the naming rules of ``core.protocol.blocks``:
 ``--toolcall-gate-on lower`` replaces each value by the lower bound of its 95 % interval (values
 without one stay as they are); ``--toolcall-gate-value strict`` (the default) also checks the official
 value, where missing units and failed requests count against the model (``x_official``), so a partial
@@ -23,9 +23,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pytest_toolcall.core import registry
-from pytest_toolcall.core.benchmark import Benchmark
-from pytest_toolcall.core.blocks import interval_keys, is_derived, official_key
+from pytest_toolcall.config import registry
+from pytest_toolcall.core.protocol.benchmark import Benchmark
+from pytest_toolcall.core.protocol.blocks import interval_keys, is_derived, official_key
 
 if TYPE_CHECKING:
     from pytest_toolcall.results.run_result import RunResult
@@ -57,7 +57,11 @@ def parse_thresholds(text: str, benchmarks: Iterable[type[Benchmark]] | None = N
             raise ValueError(f"{part!r}: {value.strip()!r} is not a number") from None
         if not 0.0 <= minimum <= 1.0:
             raise ValueError(f"{part!r}: thresholds are between 0 and 1")
-        owner = next((b for b in candidates if b.claims_metric(name)), None)
+        # A name that starts with a benchmark's name is that benchmark's to claim; the others (``atom``,
+        # ``zh.overall``) go to whichever benchmark claims unprefixed names.
+        prefix = name.partition(".")[0].partition("/")[0]
+        named = [b for b in candidates if b.name == prefix]
+        owner = next((b for b in named or candidates if b.claims_metric(name)), None)
         if owner is None:
             raise ValueError(f"unknown metric {name!r}")
         thresholds.append(Threshold(name, minimum, owner))
@@ -193,30 +197,22 @@ def completeness(
 
 
 def regressions(comparison: dict[str, Any] | None, alpha: float, named: list[str]) -> list[str]:
-    """A message for each gated metric significantly worse than in the baseline (diff < 0, p < alpha).
-
-    Gated: the headline metrics of each block (``gated`` in the comparison) and every metric a
-    threshold names."""
-    from pytest_toolcall.core.comparison import significant_regression
+    """A message for each metric whose standing is ``regressed`` at ``alpha`` (``results.standing``):
+    a gated metric (a block's headline, or one a threshold names) significantly worse than in the
+    baseline."""
+    from pytest_toolcall.results.standing import REGRESSED, standing
 
     if not comparison:
         return []
     shortfalls = []
     for name, change in comparison.get("metrics", {}).items():
-        gated = change.get("gated") or any(_names(metric, name) for metric in named)
-        if gated and significant_regression(change, alpha):
+        if standing(name, change, alpha, named) == REGRESSED:
             shortfalls.append(
                 f"{name} regressed: {change['baseline']:.4f} -> {change['now']:.4f} "
                 f"(p = {change['p_value']:.4g} < {alpha:g}; {change['regressed']} unit(s) pass->fail, "
                 f"{change['fixed']} fail->pass)"
             )
     return shortfalls
-
-
-def _names(metric: str, name: str) -> bool:
-    """Whether a threshold's metric name (short or full) names this comparison metric."""
-    block, _, short = name.rpartition(".")
-    return metric in (name, short) or name.endswith(f"/{metric}") or f"{block.rpartition('/')[2]}.{short}" == metric
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_toolcall.core.tables import Part, Table
-from pytest_toolcall.core.text import inert
+from pytest_toolcall.core.protocol.tables import Part, Table
+from pytest_toolcall.core.safety.text import inert
 from pytest_toolcall.results.gate import GateVerdict
 from pytest_toolcall.results.run_result import RunResult
 from pytest_toolcall.results.summary import comparison_parts, usage_parts

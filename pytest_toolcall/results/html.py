@@ -24,6 +24,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from pytest_toolcall.results.standing import BETTER, REGRESSED, WORSE, standings
+
 __all__ = ["block_of", "embed_json", "failure_kind_of", "page", "render_html", "write_html", "write_page"]
 
 # The stylesheet and the script live beside this module as package files and are inlined into every page.
@@ -260,7 +262,7 @@ def _block_section(anchor: str, name: str, block: dict[str, Any], kinds: Counter
         if isinstance(value, dict) and value:
             parts.append(f"<h3>{_e(_label(key))}</h3>" + _kv_table(value))
         elif isinstance(value, list) and value:
-            parts.append(f'<h3>{_e(_label(key))}</h3><p class="list">{_e(", ".join(_text(v) for v in value))}</p>')
+            parts.append(f'<h3>{_e(_label(key))}</h3><div class="list">{_cell(value)}</div>')
     parts.append("</section>")
     return "".join(parts)
 
@@ -406,18 +408,36 @@ def _comparison_section(comparison: dict[str, Any]) -> str:
     baseline = comparison.get("baseline")
     if isinstance(baseline, dict):
         parts.append(_kv_table(baseline))
+    identity = _dict(comparison.get("identity"))
+    differing = [_dict(d) for d in _list(identity.get("differing"))]
+    if differing:
+        fields = "".join(
+            f'<tr><td class="name">{_e(_text(d.get("field")))}</td><td>{_cell(d.get("baseline"))}</td>'
+            f"<td>{_cell(d.get('now'))}</td></tr>"
+            for d in differing
+        )
+        parts.append(
+            f"<h3>Not alike: run identity {_e(_text(identity.get('baseline')))} → {_e(_text(identity.get('now')))}</h3>"
+            f'<table class="identity"><tr><th>setting</th><th>baseline</th><th>now</th></tr>{fields}</table>'
+        )
     changes = _dict(comparison.get("metrics"))
     if changes:
-        head = "<tr><th>metric</th><th>baseline</th><th>now</th><th>diff</th><th>p-value</th><th></th></tr>"
+        alpha = comparison.get("alpha")
+        at = f" (at α = {alpha:g})" if isinstance(alpha, (int, float)) else ""
+        head = (
+            f"<tr><th>metric</th><th>baseline</th><th>now</th><th>diff</th><th>p-value</th><th>standing{at}</th></tr>"
+        )
         rows = []
+        decided = standings(comparison)
         for name, raw in changes.items():
             row = _dict(raw)
             diff = _num(row.get("diff"))
-            flag = ""
-            if row.get("regressed"):
-                flag = '<span class="badge bad">regressed</span>'
-            elif row.get("fixed"):
-                flag = '<span class="badge good">improved</span>'
+            # The badge is the gate's decision; a plain difference is only named, not badged.
+            flag = {
+                REGRESSED: '<span class="badge bad">regressed</span>',
+                WORSE: '<span class="plain">worse</span>',
+                BETTER: '<span class="plain">better</span>',
+            }.get(decided.get(name, ""), "")
             sign = "+" if diff is not None and diff > 0 else ""
             rows.append(
                 f'<tr><td class="name">{_e(name)}</td><td class="num">{_fmt(_num(row.get("baseline")))}</td>'
@@ -491,7 +511,7 @@ def _bar(value: float | None, ci: tuple[float, float] | None, ceiling: float | N
 
 
 def _kv_table(values: dict[str, Any]) -> str:
-    rows = "".join(f"<tr><th>{_e(k)}</th><td>{_e(_value(v))}</td></tr>" for k, v in values.items())
+    rows = "".join(f"<tr><th>{_e(k)}</th><td>{_cell(v)}</td></tr>" for k, v in values.items())
     return f'<table class="kv">{rows}</table>'
 
 
@@ -519,6 +539,40 @@ def _empty_block(block: dict[str, Any]) -> bool:
     return not block or (bool(counts) and not any(counts) and not any(_dict(block.get("categories")).values()))
 
 
+#: Nesting shown as tables; deeper values (none of the plugin's own blocks nest this far) as text.
+MAX_TABLE_DEPTH = 4
+
+
+def _cell(value: Any, depth: int = 0) -> str:
+    """A value of a block or of the run as HTML (escaped): objects as nested tables, lists of objects
+    as a table with a column per key, lists of numbers in brackets, every number rounded; never raw
+    JSON."""
+    if isinstance(value, dict) and value and depth < MAX_TABLE_DEPTH:
+        rows = "".join(f"<tr><th>{_e(str(k))}</th><td>{_cell(v, depth + 1)}</td></tr>" for k, v in value.items())
+        return f'<table class="kv">{rows}</table>'
+    if isinstance(value, list) and value and depth < MAX_TABLE_DEPTH:
+        if all(isinstance(v, dict) for v in value):
+            keys = list(dict.fromkeys(k for v in value for k in v))
+            head = "".join(f"<th>{_e(str(k))}</th>" for k in keys)
+            body = "".join(
+                "<tr>" + "".join(f"<td>{_cell(v.get(k), depth + 1)}</td>" for k in keys) + "</tr>" for v in value
+            )
+            return f'<table class="kv"><tr>{head}</tr>{body}</table>'
+        if all(_num(v) is not None for v in value):
+            return _e("[" + ", ".join(_fmt(_num(v)) for v in value) + "]")
+        return _e(", ".join(_text(v) if not isinstance(v, (dict, list)) else _flat(v) for v in value))
+    if isinstance(value, (dict, list)):
+        return _e(_flat(value))
+    if isinstance(value, float):
+        return _fmt(_num(value))
+    return _e(_text(value))
+
+
+def _flat(value: Any) -> str:
+    """A value too deep (or empty) for a table, as one line with its numbers rounded."""
+    return json.dumps(_rounded(value), ensure_ascii=False, default=str)
+
+
 def _rounded(value: Any) -> Any:
     """Floats at 4 significant digits inside a nested value, for reading."""
     if isinstance(value, float):
@@ -528,14 +582,6 @@ def _rounded(value: Any) -> Any:
     if isinstance(value, list):
         return [_rounded(v) for v in value]
     return value
-
-
-def _value(value: Any) -> str:
-    if isinstance(value, (dict, list)):
-        return json.dumps(_rounded(value), ensure_ascii=False, default=str)
-    if isinstance(value, float):
-        return _fmt(value)
-    return _text(value)
 
 
 def _text(value: Any) -> str:

@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pytest_toolcall.core.report_reader import ReportError, read_report
-from pytest_toolcall.core.settings import Settings
+from pytest_toolcall.config.settings import Settings
+from pytest_toolcall.core.safety.reports import ReportError, read_report
 from pytest_toolcall.results.aggregate import aggregate, report_document, run_usage
 from pytest_toolcall.results.recompute import checked_benchmarks, rebuild_benchmarks
 from pytest_toolcall.results.run_result import RunResult

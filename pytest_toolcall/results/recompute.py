@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.core import registry
-from pytest_toolcall.core.benchmark import Benchmark
-from pytest_toolcall.core.report_reader import ReportError
-from pytest_toolcall.core.settings import Settings
+from pytest_toolcall.config import registry
+from pytest_toolcall.config.settings import Settings
+from pytest_toolcall.core.protocol.benchmark import Benchmark
+from pytest_toolcall.core.safety.reports import ReportError
 from pytest_toolcall.results.aggregate import aggregate, all_blocks
 
 #: How far a stated number may sit from the recomputed one (float noise of another platform only).
@@ -93,6 +93,6 @@ def _number(value: Any) -> bool:
 
 
 def _shown(value: Any) -> str:
-    from pytest_toolcall.core.text import clip
+    from pytest_toolcall.core.safety.text import clip
 
     return clip(json.dumps(value), 60)

@@ -15,9 +15,9 @@ from typing import Any, TypedDict
 
 import pytest
 
-from pytest_toolcall.core.benchmark import Unit
-from pytest_toolcall.core.failure_kinds import STREAM_MISMATCH
-from pytest_toolcall.core.registry import is_benchmark_nodeid
+from pytest_toolcall.config.registry import is_benchmark_nodeid
+from pytest_toolcall.core.protocol.benchmark import Unit
+from pytest_toolcall.core.protocol.failure_kinds import STREAM_MISMATCH
 
 
 class Record(TypedDict, total=False):

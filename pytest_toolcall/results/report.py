@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from pytest_toolcall.core.text import inert
+from pytest_toolcall.core.safety.text import inert
 
 
 def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
@@ -55,6 +55,14 @@ def output_problem(path: Path) -> str | None:
         return f"folder {folder} is not writable"
     if path.exists() and not os.access(path, os.W_OK) and not os.access(path.parent, os.W_OK):
         return "is not writable"
+    # Permission bits are not the whole story (root passes every check, and a folder of /proc, /sys
+    # or a read-only mount refuses files anyway): a file is made there and removed.
+    try:
+        handle, probe = tempfile.mkstemp(dir=folder, prefix=".toolcall-probe-")
+    except OSError as exc:
+        return f"folder {folder} is not writable ({exc.strerror or exc})"
+    os.close(handle)
+    os.unlink(probe)
     return None
 
 

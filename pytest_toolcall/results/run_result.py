@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from pytest_toolcall.core.benchmark import Benchmark
-from pytest_toolcall.core.report_reader import SCHEMA
-from pytest_toolcall.core.settings import parse_price
-from pytest_toolcall.core.tables import Part
+from pytest_toolcall.config.settings import parse_price
+from pytest_toolcall.core.protocol.benchmark import Benchmark
+from pytest_toolcall.core.protocol.tables import Part
+from pytest_toolcall.core.safety.reports import SCHEMA
 from pytest_toolcall.results.aggregate import aggregate, all_blocks, run_usage
 from pytest_toolcall.results.baseline import compare_run
 

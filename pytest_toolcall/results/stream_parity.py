@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_toolcall.core.intervals import as_list
-from pytest_toolcall.core.statistics import wilson
+from pytest_toolcall.core.stats.estimates import wilson
+from pytest_toolcall.core.stats.intervals import as_list
 
 METRIC = "stream.parity"
 

@@ -1,13 +1,13 @@
 """The terminal summary of a run's result: each block's table (rendered by its benchmark, by default
-with ``core.tables``), usage, the comparison with a baseline, what is missing, the gate's verdict."""
+with ``core.protocol.tables``), usage, the comparison with a baseline, what is missing, the gate's verdict."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from pytest_toolcall.core.comparison import ALPHA
-from pytest_toolcall.core.tables import Part, Table, render
-from pytest_toolcall.core.text import number
+from pytest_toolcall.core.protocol.tables import Part, Table, render
+from pytest_toolcall.core.safety.text import number
+from pytest_toolcall.results.standing import standings
 from pytest_toolcall.results.stream_parity import summary_lines as stream_summary_lines
 
 if TYPE_CHECKING:
@@ -58,19 +58,18 @@ def comparison_lines(comparison: dict[str, Any], alpha: float | None) -> list[st
 
 
 def comparison_parts(comparison: dict[str, Any], alpha: float | None) -> list[Part]:
-    alpha = ALPHA if alpha is None else alpha
+    """The comparison's lines; each metric's standing (``results.standing``) as the gate decides it at
+    ``alpha`` (None: as the report decided it)."""
     base = comparison["baseline"]
     lines: list[Part] = [f"baseline: model {base.get('model')}, started {base.get('started_at')}"]
     lines += [f"not alike: {note}" for note in comparison.get("notes", [])]
     rows = []
+    decided = standings(comparison, alpha)
     for name, change in comparison["metrics"].items():
         moved = change.get("diff") or change.get("regressed") or change.get("fixed")
         if not (change.get("gated") or moved):
             continue  # unchanged metrics stay in the JSON report
         p_value = change.get("p_value")
-        flag = ""
-        if p_value is not None and change.get("diff") is not None and p_value < alpha:
-            flag = "worse" if change["diff"] < 0 else "better"
         rows.append(
             [
                 name,
@@ -80,13 +79,13 @@ def comparison_parts(comparison: dict[str, Any], alpha: float | None) -> list[Pa
                 "-" if p_value is None else f"{p_value:.3g}",
                 change.get("regressed", 0),
                 change.get("fixed", 0),
-                flag,
+                decided[name],
             ]
         )
     if rows:
         lines.append(
             Table(
-                ["metric", "baseline", "now", "diff", "p", "pass->fail", "fail->pass", f"p<{alpha:g}"],
+                ["metric", "baseline", "now", "diff", "p", "pass->fail", "fail->pass", "standing"],
                 rows,
                 colalign=("left", "right", "right", "right", "right", "right", "right", "left"),
             )

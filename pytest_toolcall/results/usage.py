@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_toolcall.core.statistics import percentile
+from pytest_toolcall.core.stats.estimates import percentile
 
 #: A price: (USD per million prompt tokens, USD per million completion tokens).
 Price = tuple[float, float]

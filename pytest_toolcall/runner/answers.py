@@ -17,10 +17,17 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.core.benchmark import Dialogue, Requests, Skip, Unit
-from pytest_toolcall.core.settings import ORACLE, WRITING_MODES, Settings
-from pytest_toolcall.core.text import inert
-from pytest_toolcall.core.types import ChatRequest, ChatResponse, FatalRequestError, Model, ModelSettings, RequestError
+from pytest_toolcall.config.settings import ORACLE, WRITING_MODES, Settings
+from pytest_toolcall.core.protocol.benchmark import Dialogue, Requests, Skip, Unit
+from pytest_toolcall.core.protocol.types import (
+    ChatRequest,
+    ChatResponse,
+    FatalRequestError,
+    Model,
+    ModelSettings,
+    RequestError,
+)
+from pytest_toolcall.core.safety.text import inert
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.model.oracle import OracleModel
 from pytest_toolcall.model.prefetch import DoneJob, Job, Prefetcher, RequestsJob, RunOrder, ThreadJob

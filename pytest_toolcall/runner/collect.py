@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.core.benchmark import MODULE_NODEID, Benchmark, Loaded, Unit
-from pytest_toolcall.core.settings import Settings
+from pytest_toolcall.config.settings import Settings
+from pytest_toolcall.core.protocol.benchmark import MODULE_NODEID, Benchmark, Loaded, Unit
 from pytest_toolcall.runner import items
 
 

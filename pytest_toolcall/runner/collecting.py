@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.core import registry
-from pytest_toolcall.core.benchmark import MODULE_NODEID, Benchmark
-from pytest_toolcall.core.registry import is_benchmark_nodeid
-from pytest_toolcall.core.settings import redact_url
+from pytest_toolcall.config import registry
+from pytest_toolcall.config.registry import is_benchmark_nodeid
+from pytest_toolcall.core.protocol.benchmark import MODULE_NODEID, Benchmark
+from pytest_toolcall.core.safety.urls import redact_url
 from pytest_toolcall.runner import collect, compat, selection, shards
 from pytest_toolcall.runner.run import COUNTED, Run
 

@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 
 from pytest_toolcall import __version__
-from pytest_toolcall.core.blocks import BlockError
-from pytest_toolcall.core.registry import is_benchmark_nodeid
-from pytest_toolcall.core.settings import redact_url
+from pytest_toolcall.config.registry import is_benchmark_nodeid
+from pytest_toolcall.core.protocol.blocks import BlockError
+from pytest_toolcall.core.safety.urls import redact_url
 from pytest_toolcall.results import gate, github, report, summary
+from pytest_toolcall.results.identity import file_hashes, run_identity
 from pytest_toolcall.results.run_result import RunResult
 from pytest_toolcall.runner import answers, compat, shards
 from pytest_toolcall.runner.run import Run, now
@@ -50,7 +51,7 @@ class RunEnd:
         s = run.settings
         try:
             result = RunResult.of_run(
-                self.run_section(interrupted),
+                self.run_section(interrupted, samples),
                 samples,
                 run.benchmarks,
                 baseline=run.baseline,
@@ -103,14 +104,14 @@ class RunEnd:
             samples.append(record)
         return samples
 
-    def run_section(self, interrupted: bool) -> dict[str, Any]:
+    def run_section(self, interrupted: bool, samples: list[dict[str, Any]]) -> dict[str, Any]:
         """The report's ``run``: what ran, and everything the gate judges besides the metrics, so
-        that the offline gate judges a report as the run did."""
+        that the offline gate judges a report as the run did; and the run's identity."""
         run, s = self.run, self.run.settings
         collector = run.collector
         selected = collector.selected
         chosen = run.selection or shards.selection_of(selected)
-        return {
+        section: dict[str, Any] = {
             "model": s.model,
             "base_url": redact_url(s.base_url),
             "started_at": run.started_at,
@@ -139,6 +140,8 @@ class RunEnd:
             "aggregation": {name: benchmark.aggregate_context() for name, benchmark in run.benchmarks.items()},
             "partial": False,
         }
+        section["identity"] = run_identity(section, file_hashes(samples, run.config.rootpath))
+        return section
 
     # A second implementation of the hook (pytest reads only ``pytest_*`` names, hence this one).
     @pytest.hookimpl(wrapper=True, tryfirst=True, specname="pytest_terminal_summary")

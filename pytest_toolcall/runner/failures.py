@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.core.benchmark import Unit
+from pytest_toolcall.core.protocol.benchmark import Unit
 from pytest_toolcall.runner import compat
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_toolcall.core.benchmark import Models, Unit
-from pytest_toolcall.core.settings import Settings
-from pytest_toolcall.core.types import Model
+from pytest_toolcall.config.settings import Settings
+from pytest_toolcall.core.protocol.benchmark import Models, Unit
+from pytest_toolcall.core.protocol.types import Model
 from pytest_toolcall.runner.answers import ANSWERS, TEST_MODELS
 from pytest_toolcall.runner.collect import CATALOG, TEST_UNIT, UNIT
 

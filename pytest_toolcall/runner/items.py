@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.core.benchmark import Benchmark, Unit
-from pytest_toolcall.core.types import ChatResponse, RequestError
+from pytest_toolcall.core.protocol.benchmark import Benchmark, Unit
+from pytest_toolcall.core.protocol.types import ChatResponse, RequestError
 
 
 @dataclasses.dataclass
@@ -44,7 +44,7 @@ def test_function(name: str, benchmark: Benchmark, config: pytest.Config) -> Cal
     # The benchmark is bound here and the answer is handed over by the run, not through fixtures
     # or ``request``: each costs every item tens of microseconds, a second per 20,000 items.
     def run(toolcall_unit: Unit) -> None:
-        from pytest_toolcall.core.text import inert
+        from pytest_toolcall.core.safety.text import inert
         from pytest_toolcall.runner import streamed
         from pytest_toolcall.runner.failures import VerdictFailure
 

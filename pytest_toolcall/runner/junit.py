@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.core.benchmark import Unit
+from pytest_toolcall.core.protocol.benchmark import Unit
 from pytest_toolcall.results import report
 from pytest_toolcall.results.records import RECORD
 from pytest_toolcall.runner import collect, compat

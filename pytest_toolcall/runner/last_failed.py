@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.core.registry import is_benchmark_nodeid
-from pytest_toolcall.core.settings import Settings, redact_url
+from pytest_toolcall.config.registry import is_benchmark_nodeid
+from pytest_toolcall.config.settings import Settings
+from pytest_toolcall.core.safety.urls import redact_url
 from pytest_toolcall.runner import compat
 
 

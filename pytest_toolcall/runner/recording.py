@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.core.registry import is_benchmark_nodeid
-from pytest_toolcall.core.text import inert
-from pytest_toolcall.core.types import FatalRequestError, RequestError
+from pytest_toolcall.config.registry import is_benchmark_nodeid
+from pytest_toolcall.core.protocol.types import FatalRequestError, RequestError
+from pytest_toolcall.core.safety.text import inert
 from pytest_toolcall.model import sdk_process
 from pytest_toolcall.results.records import RECORD, new_record, sanitize
 from pytest_toolcall.runner import collect, failures

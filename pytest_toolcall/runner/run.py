@@ -12,9 +12,11 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.core import registry
-from pytest_toolcall.core.benchmark import Benchmark, OtherModel, Unit
-from pytest_toolcall.core.settings import ORACLE, Settings, redact_url, usage_error
+from pytest_toolcall.config import registry
+from pytest_toolcall.config.settings import ORACLE, Settings
+from pytest_toolcall.core.protocol.benchmark import Benchmark, OtherModel, Unit
+from pytest_toolcall.core.protocol.options import usage_error
+from pytest_toolcall.core.safety.urls import redact_url
 from pytest_toolcall.results import gate, report
 from pytest_toolcall.results.baseline import BaselineError, load_baseline
 from pytest_toolcall.results.records import RecordCollector

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 import pytest
 
-from pytest_toolcall.core.benchmark import Benchmark, is_module_nodeid
+from pytest_toolcall.core.protocol.benchmark import Benchmark, is_module_nodeid
 from pytest_toolcall.runner import compat
 
 #: The node ids requested on the command line travel to xdist workers in their ``workerinput``.

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_toolcall.core.settings import Settings
+from pytest_toolcall.config.settings import Settings
 from pytest_toolcall.runner import compat
 from pytest_toolcall.runner.collecting import Collection
 from pytest_toolcall.runner.recording import ItemProtocol

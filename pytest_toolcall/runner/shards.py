@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.core.benchmark import Benchmark, Unit
+from pytest_toolcall.core.protocol.benchmark import Benchmark, Unit
 
 #: The key of the selection in xdist's ``workeroutput`` (workers collect, the controller reports).
 WORKER_OUTPUT = "toolcall_selection"

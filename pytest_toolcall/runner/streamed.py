@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pytest_toolcall.core.benchmark import Benchmark, Unit, Verdict
-from pytest_toolcall.core.failure_kinds import STREAM_MISMATCH, STREAM_PROTOCOL
-from pytest_toolcall.core.types import ChatResponse, RequestError
+from pytest_toolcall.core.protocol.benchmark import Benchmark, Unit, Verdict
+from pytest_toolcall.core.protocol.failure_kinds import STREAM_MISMATCH, STREAM_PROTOCOL
+from pytest_toolcall.core.protocol.types import ChatResponse, RequestError
 
 
 def calls_of(responses: list[ChatResponse]) -> list[list[dict[str, Any]]]:

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
+from pytest_toolcall.api import ChatResponse
 from pytest_toolcall.benchmarks.bfcl.benchmark import recorded_result
 from pytest_toolcall.benchmarks.bfcl.checker import check_result
 from pytest_toolcall.benchmarks.bfcl.data import SINGLE_TURN_CATEGORIES, BfclSample, load_samples
-from pytest_toolcall.core.types import ChatResponse
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "bfcl" / "empty_tool_calls_official.jsonl"
 

@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
+from pytest_toolcall.api import ChatRequest, ChatResponse
 from pytest_toolcall.benchmarks.bfcl import memory_dialogue, multi_turn_dialogue
 from pytest_toolcall.benchmarks.bfcl.data import MEMORY_SCENARIOS, MemorySample, MultiTurnSample, load_memory_category
 from pytest_toolcall.benchmarks.bfcl.multi_turn_loop import DialogueRun
-from pytest_toolcall.core.types import ChatRequest, ChatResponse
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "bfcl" / "memory_official.jsonl.gz"
 RUNS = [

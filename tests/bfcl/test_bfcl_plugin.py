@@ -15,7 +15,7 @@ from pytest_toolcall.benchmarks.bfcl.benchmark import BFCL
 from pytest_toolcall.benchmarks.bfcl.data import LIVE, NON_LIVE, SINGLE_TURN_CATEGORIES
 from pytest_toolcall.benchmarks.bfcl.metrics import MULTI_TURN, bfcl_metrics
 from pytest_toolcall.benchmarks.bfcl.summary import bfcl_table
-from pytest_toolcall.core.tables import render
+from pytest_toolcall.core.protocol.tables import render
 from pytest_toolcall.results import gate
 
 VERDICTS = Path(__file__).resolve().parents[2] / "data" / "verdicts"

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pytest_toolcall.core.types import ChatResponse
+from pytest_toolcall.core.protocol.types import ChatResponse
 
 WEATHER = {
     "type": "function",

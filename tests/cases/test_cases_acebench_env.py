@@ -9,7 +9,7 @@ import pytest
 
 from pytest_toolcall.benchmarks.acebench.agents.native import ENVIRONMENTS, SimulatedEnvironment
 from pytest_toolcall.benchmarks.cases.response import ToolCallResponse
-from pytest_toolcall.core.types import ChatResponse
+from pytest_toolcall.core.protocol.types import ChatResponse
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -6,7 +6,7 @@ import pytest
 
 from pytest_toolcall.benchmarks.cases.assertions import assert_tool_calls
 from pytest_toolcall.benchmarks.cases.response import ToolCall, ToolCallResponse
-from pytest_toolcall.core.types import ChatResponse
+from pytest_toolcall.core.protocol.types import ChatResponse
 from tests.cases.cases_support import TOOLS, answer, text
 
 PARIS = {"calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]}

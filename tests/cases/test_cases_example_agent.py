@@ -20,7 +20,7 @@ import pytest
 import pytest_toolcall
 from pytest_toolcall.benchmarks.cases.assertions import assert_tool_calls
 from pytest_toolcall.benchmarks.cases.response import ToolCallResponse
-from pytest_toolcall.core.types import ChatResponse
+from pytest_toolcall.core.protocol.types import ChatResponse
 
 if not hasattr(pytest_toolcall, "assert_tool_calls"):  # until the lead re-exports it
     pytest_toolcall.assert_tool_calls = assert_tool_calls

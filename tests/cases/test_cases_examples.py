@@ -10,7 +10,7 @@ from pytest_toolcall.benchmarks.cases.format import SUFFIXES
 from pytest_toolcall.benchmarks.cases.loading import load_case_file
 from pytest_toolcall.benchmarks.cases.oracle import oracle_answer
 from pytest_toolcall.benchmarks.cases.response import judge_case
-from pytest_toolcall.core.types import ChatRequest
+from pytest_toolcall.core.protocol.types import ChatRequest
 from pytest_toolcall.model.oracle import OracleModel
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "cases"

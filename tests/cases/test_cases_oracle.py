@@ -12,7 +12,7 @@ from pytest_toolcall.benchmarks.cases.loading import check_oracle
 from pytest_toolcall.benchmarks.cases.oracle import NO_TOOL_ANSWER, OracleError, oracle_answer
 from pytest_toolcall.benchmarks.cases.response import judge_case
 from pytest_toolcall.benchmarks.general_fc.scoring import validate_tool_calls
-from pytest_toolcall.core.types import ChatRequest
+from pytest_toolcall.core.protocol.types import ChatRequest
 from pytest_toolcall.model.oracle import OracleModel
 from tests.cases.cases_support import TOOLS
 

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from pytest_toolcall.benchmarks.cases.matching import _matcher_problem
-from pytest_toolcall.core import patterns
+from pytest_toolcall.core.safety import patterns
 
 CASES = [
     (r"\d{3}-\d{4}", "555-1234"),

@@ -127,7 +127,7 @@ def test_the_oracle_answers_the_expectation_a_test_asserts() -> None:
 def test_importing_the_plugin_imports_no_yaml_or_jsonschema() -> None:
     code = (
         "import sys, pytest_toolcall.plugin, pytest_toolcall\n"
-        "from pytest_toolcall.core import registry\n"
+        "from pytest_toolcall.config import registry\n"
         "registry.benchmark_classes()\n"
         "assert 'yaml' not in sys.modules and 'jsonschema' not in sys.modules, sorted(sys.modules)\n"
         "pytest_toolcall.assert_tool_calls\n"

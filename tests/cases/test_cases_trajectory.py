@@ -21,7 +21,7 @@ import pytest
 from pytest_toolcall import assert_trajectory
 from pytest_toolcall.benchmarks.cases.steps import Transcript
 from pytest_toolcall.benchmarks.cases.trajectory import judge_final, judge_trajectory
-from pytest_toolcall.core.types import ChatResponse
+from pytest_toolcall.core.protocol.types import ChatResponse
 
 
 def call(name: str, **arguments: object) -> dict[str, object]:

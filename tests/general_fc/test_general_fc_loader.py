@@ -10,7 +10,7 @@ import pytest
 
 from conftest import TEST_DATA
 from pytest_toolcall.benchmarks.general_fc.dataset import GeneralFCSample, index_file, load_file
-from pytest_toolcall.core.benchmark import DataError
+from pytest_toolcall.core.protocol.benchmark import DataError
 
 WEATHER = {
     "type": "function",
@@ -269,7 +269,7 @@ def _schema_variants() -> list[Any]:
 @pytest.mark.slow
 def test_fast_schema_check_agrees_with_check_schema(general_fc_set: Path) -> None:
     # The shortcut may only ever say "valid" when jsonschema's check_schema agrees (it is an optimisation).
-    from pytest_toolcall.benchmarks.general_fc.dataset import _check_schema, schema_problem
+    from pytest_toolcall.native.schemas import _check_schema, schema_problem
 
     samples, _ = load_file(general_fc_set)
     schemas = [t["function"]["parameters"] for s in samples for t in s.tools] + _schema_variants()

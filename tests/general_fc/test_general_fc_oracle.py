@@ -14,7 +14,7 @@ from pytest_toolcall.benchmarks.general_fc.dataset import GeneralFCSample, load_
 from pytest_toolcall.benchmarks.general_fc.metrics import general_fc_metrics
 from pytest_toolcall.benchmarks.general_fc.oracle import NO_TOOL_ANSWER, general_fc_answer
 from pytest_toolcall.benchmarks.general_fc.scoring import score_response
-from pytest_toolcall.core.types import ChatRequest, ChatResponse
+from pytest_toolcall.core.protocol.types import ChatRequest, ChatResponse
 from pytest_toolcall.model.oracle import OracleModel
 
 

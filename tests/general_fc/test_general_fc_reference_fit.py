@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cli import main
-from pytest_toolcall.core.statistics import wilson
+from pytest_toolcall.core.stats.estimates import wilson
 from tests.support.general_fc_files import line, write_lines
 
 CASES = """

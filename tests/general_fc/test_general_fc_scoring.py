@@ -19,7 +19,7 @@ from pytest_toolcall.benchmarks.general_fc.scoring import (
     compile_schema,
     score_response,
 )
-from pytest_toolcall.core.types import ChatResponse
+from pytest_toolcall.core.protocol.types import ChatResponse
 
 WEATHER_SCHEMA = {
     "type": "object",

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from pytest_toolcall import cli, options_reference
-from pytest_toolcall.core.settings import all_options
+from pytest_toolcall.config.settings import all_options
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -93,7 +93,7 @@ def test_options_reference_refuses_a_document_without_its_block() -> None:
 
 
 def _shipped_benchmarks() -> set[str]:
-    from pytest_toolcall.core import registry
+    from pytest_toolcall.config import registry
 
     return {n for n, c in registry.benchmark_classes().items() if c.__module__.startswith("pytest_toolcall.")}
 

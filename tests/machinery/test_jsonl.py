@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pytest_toolcall.benchmarks.bfcl.data import _read_json_lines
-from pytest_toolcall.core import jsonl
+from pytest_toolcall.core.safety import jsonl
 
 
 def test_lines_end_at_newline_only_and_keep_file_numbers() -> None:

@@ -1,8 +1,9 @@
 """The package's layers, read from its source with ``ast`` (nothing is imported):
 
 - ``core/`` imports nothing of the package outside ``core/``;
-- no benchmark imports another benchmark, and a benchmark imports of the package only ``core/``,
-  ``native/`` and its own folder (what the runner and the results do with it is theirs);
+- no benchmark imports another benchmark, and a benchmark imports of the package only the public
+  floor a third party gets, ``api`` (``pytest_toolcall.api`` and its submodules), and its own
+  folder (what the runner and the results do with it is theirs);
 - ``runner/`` and ``results/`` name no benchmark;
 - the modules import each other in no circle.
 
@@ -148,7 +149,7 @@ def machinery_reached_by_benchmarks(tree: Tree) -> list[str]:
         for imp in tree.imports
         if (own := tree.benchmark_of(imp.importer)) is not None
         and tree.benchmark_of(imp.target) is None
-        and not (tree.in_layer(imp.target, "core") or tree.in_layer(imp.target, "native"))
+        and not tree.in_layer(imp.target, "api")
     ]
 
 
@@ -282,12 +283,12 @@ def package() -> Tree:
 def test_the_package_is_read_whole(package: Tree) -> None:
     # The rules below pass vacuously on a tree read wrong: the reading must see what is there.
     assert {"acebench", "bfcl", "cases", "general_fc"} <= set(package.benchmarks)
-    assert {f"pytest_toolcall.{m}" for m in ("core.benchmark", "core.types", "runner.answers", "plugin")} <= set(
-        package.files
-    )
+    assert {
+        f"pytest_toolcall.{m}" for m in ("core.protocol.benchmark", "core.protocol.types", "runner.answers", "plugin")
+    } <= set(package.files)
     seen = {(imp.importer, imp.target) for imp in package.imports}
-    assert ("pytest_toolcall.runner.answers", "pytest_toolcall.core.types") in seen  # module level
-    assert ("pytest_toolcall.core.benchmark", "pytest_toolcall.core.settings") in seen  # under TYPE_CHECKING
+    assert ("pytest_toolcall.runner.answers", "pytest_toolcall.core.protocol.types") in seen  # module level
+    assert ("pytest_toolcall.core.protocol.benchmark", "pytest_toolcall.core.protocol.options") in seen  # TYPE_CHECKING
 
 
 def test_core_imports_only_core(package: Tree) -> None:
@@ -300,7 +301,7 @@ def test_no_benchmark_imports_another(package: Tree) -> None:
     assert not problems, "\n".join(problems)
 
 
-def test_benchmarks_import_only_core_native_and_their_own(package: Tree) -> None:
+def test_benchmarks_import_only_the_api_and_their_own(package: Tree) -> None:
     problems = machinery_reached_by_benchmarks(package)
     assert not problems, "\n".join(problems)
 
@@ -333,9 +334,11 @@ CLEAN = {
     "core/b.py": "from pkg.core import a\n",
     "benchmarks/__init__.py": "",
     "benchmarks/one/__init__.py": "",
-    "benchmarks/one/m.py": "from pkg.core import a\nfrom . import n\nNAME = 'one'\nMOD = 'pkg.benchmarks.one.n'\n",
-    "benchmarks/one/n.py": "from pkg.core.b import a\n",
-    "benchmarks/two/m.py": "from pkg.core import b\n",  # a namespace package: no __init__.py
+    "api/__init__.py": "from pkg.core.a import *\n",
+    "api/b.py": "from pkg.core.b import *\n",
+    "benchmarks/one/m.py": "from pkg.api import a\nfrom . import n\nNAME = 'one'\nMOD = 'pkg.benchmarks.one.n'\n",
+    "benchmarks/one/n.py": "from pkg.api.b import a\n",
+    "benchmarks/two/m.py": "from pkg.api import b\n",  # a namespace package: no __init__.py
     "runner/__init__.py": "",
     # A docstring may name a benchmark; a word that starts like one is not its name.
     "runner/r.py": '"""two"""\nfrom pkg.core import a\nKEY = "onerous"\nTEXT = "one of them"\n',
@@ -382,12 +385,14 @@ def test_a_benchmark_importing_another_is_found(tmp_path: Path) -> None:
 
 def test_a_benchmark_reaching_into_the_runner_is_found(tmp_path: Path) -> None:
     files = dict(CLEAN)
-    files["benchmarks/one/o.py"] = "from pkg.runner.r import KEY\nfrom pkg.core import a\nfrom . import n\n"
-    files["benchmarks/two/p.py"] = "def f():\n    import pkg.runner\n"
+    files["benchmarks/one/o.py"] = "from pkg.runner.r import KEY\nfrom pkg.api import a\nfrom . import n\n"
+    files["benchmarks/two/p.py"] = "def f():\n    import pkg.runner\n    from pkg.core import b\n"
     tree = _write(tmp_path, files)
     assert machinery_reached_by_benchmarks(tree) == [
         "pkg/benchmarks/one/o.py:1: benchmark one imports pkg.runner.r",
         "pkg/benchmarks/two/p.py:2: benchmark two imports pkg.runner",
+        "pkg/benchmarks/two/p.py:3: benchmark two imports pkg.core",  # past the public floor
+        "pkg/benchmarks/two/p.py:3: benchmark two imports pkg.core.b",
     ]
 
 

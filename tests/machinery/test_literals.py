@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from pytest_toolcall.core import literals
-from pytest_toolcall.core.literals import Interpreter, LiteralError, TooLarge, evaluate
+from pytest_toolcall.core.safety import literals
+from pytest_toolcall.core.safety.literals import Interpreter, LiteralError, TooLarge, evaluate
 
 # Trusted test text: Python's own eval gives the expected value.
 SAME_AS_PYTHON = [
@@ -112,7 +112,7 @@ def test_hostile_expressions_are_refused_with_bounded_work(text: str) -> None:
 
 _MEASURE = """
 import ast, json, sys
-from pytest_toolcall.core.literals import LiteralError, evaluate
+from pytest_toolcall.core.safety.literals import LiteralError, evaluate
 for text in json.loads(sys.stdin.read()):
     try:
         evaluate(ast.parse(text, mode="eval").body)

@@ -277,7 +277,7 @@ def test_setup_plan_asks_the_model_nothing(pytester: pytest.Pytester) -> None:
 
 @pytest.mark.parametrize("bench", ["acebench", "tau2"])
 def test_the_user_simulator_is_a_run_option_every_dialogue_benchmark_reaches(bench: str) -> None:
-    from pytest_toolcall.core.settings import Settings
+    from pytest_toolcall.config.settings import Settings
 
     settings = Settings.from_raw({"model": "oracle", "user-model": "sim-model"}, benches=(bench,))
     # a model reached over the network, whichever benchmark runs the dialogues

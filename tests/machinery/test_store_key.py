@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolcall.core.types import ChatRequest
+from pytest_toolcall.core.protocol.types import ChatRequest
 from pytest_toolcall.model.sdk_server import _usage
 from pytest_toolcall.model.store import SCHEMA_VERSION, ResponseStore, StoreError, request_key
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.core.settings import redact_url, url_secrets
+from pytest_toolcall.core.safety.urls import redact_url, url_secrets
 from tests.support.chat_server import ChatServer, Reply
 from tests.support.scripted_runs import load_report, warm_up_client
 

@@ -83,6 +83,16 @@ def test_a_read_only_folder_is_a_usage_error(pytester: pytest.Pytester, server: 
     assert "not writable" in result.stderr.str()
 
 
+@pytest.mark.parametrize("option", ["--toolcall-html", "--toolcall-report"])
+def test_a_folder_that_refuses_files_whatever_its_permissions_is_a_usage_error(
+    pytester: pytest.Pytester, server: ChatServer, args: list[str], option: str
+) -> None:
+    # /proc passes a permission check (as root, every folder does) but takes no new file.
+    result = pytester.runpytest(*args, f"{option}=/proc/report.out")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR and server.count == 0
+    assert f"{option}: cannot write /proc/report.out: folder /proc is not writable" in result.stderr.str()
+
+
 def test_a_wrong_reference_is_a_usage_error_before_any_request(
     pytester: pytest.Pytester, server: ChatServer, args: list[str]
 ) -> None:

@@ -6,7 +6,7 @@ import threading
 from concurrent.futures import Future
 from pathlib import Path
 
-from pytest_toolcall.core.types import ChatRequest, ChatResponse
+from pytest_toolcall.core.protocol.types import ChatRequest, ChatResponse
 from pytest_toolcall.model.store import CachedModel, ResponseStore, request_key
 
 

@@ -1,4 +1,4 @@
-"""``pytest-toolcall diff``: which units changed between two runs, their calls aligned call by call
+"""``pytest-toolcall diff``: which units changed between two runs, their calls aligned by matching
 with the differing arguments named, and the refusal of runs of other data."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cli import main
-from pytest_toolcall.results.diffing import align_calls, calls_of, diff_runs, same_data_problem
+from pytest_toolcall.results.diffing import align_calls, calls_of, diff_runs, only_reordered, same_data_problem
 
 
 def sample(nodeid: str, outcome: str, calls: list[dict[str, Any]] | None = None, output: Any = None) -> dict[str, Any]:
@@ -42,13 +42,59 @@ def test_units_changed_by_verdict_or_answer() -> None:
     assert (diff.only_base, diff.only_now) == (["gone"], ["new"])
 
 
-def test_calls_align_position_by_position_naming_what_differs() -> None:
+def test_calls_align_naming_what_differs() -> None:
     base = calls_of(sample("u", "passed", [call("f", city="Paris", unit="c"), call("g", n=1)]))
     now = calls_of(sample("u", "failed", [{"function": {"name": "f", "arguments": '{"city": "Lyon", "unit": "c"}'}}]))
     pairs = align_calls(base, now)
     assert [p.differing for p in pairs] == [["city"], ["(name)", "(arguments)"]]
     assert pairs[1].now is None and pairs[0].now == {"name": "f", "arguments": {"city": "Lyon", "unit": "c"}}
     assert align_calls(now, now)[0].differing == []
+
+
+def test_reordered_calls_align_with_their_match_not_their_position() -> None:
+    base = calls_of(sample("u", "passed", [call("f", city="Paris"), call("g", n=1), call("h", x=1)]))
+    now = calls_of(sample("u", "passed", [call("h", x=1), call("f", city="Paris"), call("g", n=1)]))
+    pairs = align_calls(base, now)
+    # Paired by position, every call would differ by name; matched, none differs.
+    assert [(p.base and p.base["name"], p.now and p.now["name"], p.differing) for p in pairs] == [
+        ("h", "h", []),
+        ("f", "f", []),
+        ("g", "g", []),
+    ]
+    assert only_reordered(base, now) and not only_reordered(base, base)
+
+
+def test_identical_calls_match_first_then_calls_of_the_same_name_in_order() -> None:
+    base = calls_of(sample("u", "passed", [call("f", x=1), call("f", x=2), call("g", y=1)]))
+    now = calls_of(sample("u", "failed", [call("f", x=3), call("f", x=1), call("k", z=0)]))
+    pairs = align_calls(base, now)
+    assert [(p.base and p.base["arguments"], p.now and p.now["arguments"], p.differing) for p in pairs] == [
+        ({"x": 2}, {"x": 3}, ["x"]),  # the f left over after the identical f(x=1) matched
+        ({"x": 1}, {"x": 1}, []),
+        (None, {"z": 0}, ["(name)", "(arguments)"]),  # nothing of that name: unmatched
+        ({"y": 1}, None, ["(name)", "(arguments)"]),  # base's call that matched none
+    ]
+    assert not only_reordered(base, now)
+
+
+def test_a_diff_says_which_changes_only_reordered_their_calls() -> None:
+    base = [sample("a", "passed", [call("f", x=1), call("g", y=2)]), sample("b", "passed", [call("f", x=1)])]
+    now = [sample("a", "failed", [call("g", y=2), call("f", x=1)]), sample("b", "passed", [call("f", x=2)])]
+    diff = diff_runs(base, now)
+    assert [(c.nodeid, c.status, c.reordered) for c in diff.changes] == [
+        ("a", "regressed", True),
+        ("b", "changed", False),
+    ]
+    assert diff.reordered() == 1
+
+
+def test_aligning_many_calls_is_linear() -> None:
+    # Every call distinct and none matching: a quadratic pairing would compare 4e8 pairs.
+    n = 20_000
+    base = [{"name": f"f{i}", "arguments": {"i": i}} for i in range(n)]
+    now = [{"name": f"g{i}", "arguments": {"i": i}} for i in range(n)]
+    pairs = align_calls(base, now)
+    assert len(pairs) == 2 * n and all(p.differing[0] == "(name)" for p in pairs)
 
 
 def test_runs_of_other_data_are_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

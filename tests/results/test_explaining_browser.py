@@ -93,3 +93,16 @@ def test_a_single_answer_shows_request_calls_and_expected(
         assert '"city": "Paris"' in text
     else:
         assert '"should_call_tool"' in text
+
+
+def test_identical_outputs_in_a_row_show_once_with_their_count(
+    browser: Browser, report: dict[str, Any], tmp_path: Path
+) -> None:
+    nodeid = "toolcall::acebench[en/normal_atom_bool_0]"
+    repeated = {**report, "samples": [dict(s) for s in report["samples"]]}
+    sample = next(s for s in repeated["samples"] if s["nodeid"] == nodeid)
+    sample["output"] = ["first turn"] + ["[same_call(x=1)]"] * 20 + ["last turn"]
+    text = item_view(browser, repeated, nodeid, tmp_path)
+    assert "output (22 turns)" in text.lower()  # (headings are shown in capitals)
+    assert text.count("[same_call(x=1)]") == 1 and "… the same 19 more time(s)" in text
+    assert "first turn" in text and "last turn" in text

@@ -1,4 +1,4 @@
-"""The protocol's defaults (``core.blocks``, ``Benchmark``): the default block, the naming rules and
+"""The protocol's defaults (``core.protocol.blocks``, ``Benchmark``): the default block, the naming rules and
 their validator, the default gate names and values, the paired comparison and ``--toolcall-limit``,
 against numbers computed here by hand (Wilson's and McNemar's formulas written out)."""
 

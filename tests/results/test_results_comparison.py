@@ -14,7 +14,7 @@ from statistics import NormalDist
 
 import pytest
 
-from pytest_toolcall.core.comparison import (
+from pytest_toolcall.core.stats.comparison import (
     ALPHA,
     EXACT_LIMIT,
     changed_units,

@@ -485,3 +485,34 @@ def test_a_benchmark_that_ran_nothing_either_time_is_no_difference(pytester: pyt
     assert not any(s["benchmark"] == "cases" for s in report["samples"])
     assert report["comparison"]["notes"] == []
     assert "not alike" not in result.stdout.str()
+
+
+def test_every_report_has_an_identity_and_a_baseline_at_another_temperature_names_it(
+    pytester: pytest.Pytester, serve: Any
+) -> None:
+    server = serve({"q": [True], "r": [False]})
+    path = write_lines(pytester.path / "a.jsonl", ["q", "r"])
+    pytester.runpytest(*base_args(server, path, "--toolcall-report=base.json"))
+    base = report_of(pytester, "base.json")
+    identity = base["run"]["identity"]
+    assert len(identity["hash"]) == 12 and int(identity["hash"], 16) >= 0
+    assert identity["sampling"] == base["run"]["settings"] and identity["datasets"] == base["run"]["datasets"]
+    # The same settings again: the same identity, nothing said to differ.
+    pytester.runpytest(*base_args(server, path, "--toolcall-report=same.json"))
+    assert report_of(pytester, "same.json")["run"]["identity"] == identity
+    result = pytester.runpytest(
+        *base_args(
+            server, path, "--toolcall-temperature=0", "--toolcall-baseline=base.json", "--toolcall-report=now.json"
+        )
+    )
+    now = report_of(pytester, "now.json")
+    assert now["run"]["identity"]["hash"] != identity["hash"]
+    differing = now["comparison"]["identity"]["differing"]
+    assert [d["field"] for d in differing] == ["sampling.temperature"]
+    assert differing[0]["now"] == 0.0 and differing[0]["baseline"] != 0.0
+    out = result.stdout.str()
+    assert (
+        f"not alike: run identity {identity['hash']} -> {now['run']['identity']['hash']}: sampling.temperature" in out
+    )
+    # Still compared (the change is shown, not refused).
+    assert "general_fc.tool_call_f1" in now["comparison"]["metrics"]

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.core.tables import Table
+from pytest_toolcall.core.protocol.tables import Table
 from pytest_toolcall.results.github import markdown_table
 
 ORACLE = ["--toolcall-model=oracle", "-p", "no:randomly", "-m", "not agent", "-k", "user_adjust or special_incomplete"]

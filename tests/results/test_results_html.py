@@ -196,6 +196,7 @@ def synthetic_report(n: int, *, hostile: bool = False, comparison: bool = True) 
                     "p_value": 0.0004,
                     "regressed": True,
                     "fixed": False,
+                    "gated": True,
                 },
                 "general_fc.tool_call_f1": {
                     "baseline": 0.95,
@@ -570,3 +571,23 @@ def test_empty_blocks_are_hidden_and_headings_are_words() -> None:
     assert "<h3>Categories with fewer items than the data has</h3>" in page and "<h3>short_categories</h3>" not in page
     assert "<h3>Reference agreement</h3>" in page
     assert "<th>kappa</th><td>0.653</td>" in page and "0.6534558816954336" not in page.split('id="toolcall-data"')[0]
+
+
+def test_every_block_value_is_a_table_of_rounded_numbers_never_raw_json() -> None:
+    report = synthetic_report(10)
+    report["metrics"]["general_fc"] |= {
+        "contracts": {"tool_choice": {"n": 4, "passed": 3, "rate": 0.7500001234}, "strict": {"n": 2, "passed": 2}},
+        "agreement_ci95": [0.23071234, 0.88241234],
+        "scores": [{"name": "simple", "weight": 0.333333333, "score": 0.9876543}],
+        "latency_p95_s": 1.23456789,
+    }
+    report["usage"]["latency_p50_s"] = 0.123456789
+    page = render_html(report)
+    view = page.split('id="toolcall-data"')[0]  # the page as shown, not the embedded data
+    assert '<th>tool_choice</th><td><table class="kv"><tr><th>n</th><td>4</td>' in view
+    assert "<th>rate</th><td>0.750</td>" in view
+    assert '<h3>Agreement ci95</h3><div class="list">[0.231, 0.882]</div>' in view
+    assert "<tr><th>name</th><th>weight</th><th>score</th></tr><tr><td>simple</td><td>0.333</td><td>0.988</td>" in view
+    assert "<th>latency_p95_s</th><td>1.235</td>" in view and "<th>latency p50 (s)</th><td>0.123</td>" in view
+    for raw in ("0.7500001234", "0.23071234", "0.987654", "1.23456789", "0.123456789", '{"n"', "&quot;n&quot;"):
+        assert raw not in view, raw

@@ -1,4 +1,4 @@
-"""The block helpers of ``core.intervals`` and the gate's views, against values computed here."""
+"""The block helpers of ``core.stats.intervals`` and the gate's views, against values computed here."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.benchmarks.acebench.dataset import CATEGORIES, GROUPS, OVERALL_WEIGHTS
-from pytest_toolcall.core import intervals
-from pytest_toolcall.core.statistics import bootstrap_interval, grouped_intervals, tool_call_f1
+from pytest_toolcall.core.stats import intervals
+from pytest_toolcall.core.stats.estimates import bootstrap_interval, grouped_intervals, tool_call_f1
 from pytest_toolcall.results.gate import evaluate, parse_thresholds, views
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from pytest_toolcall.benchmarks.acebench.dataset import CATEGORIES, GROUPS, OVERALL_WEIGHTS
 from pytest_toolcall.benchmarks.general_fc.metrics import general_fc_metrics
-from pytest_toolcall.core.statistics import (
+from pytest_toolcall.core.stats.estimates import (
     RESAMPLES,
     Z95,
     accuracy_interval,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_toolcall.core.settings import parse_price
+from pytest_toolcall.config.settings import parse_price
 from pytest_toolcall.results import gate, summary
 from pytest_toolcall.results.usage import Budget, cost_usd, usage_summary
 

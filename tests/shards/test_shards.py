@@ -17,7 +17,7 @@ from xml.etree import ElementTree
 import pytest
 
 from pytest_toolcall import cli
-from pytest_toolcall.core.types import ChatResponse
+from pytest_toolcall.core.protocol.types import ChatResponse
 from pytest_toolcall.model.store import ResponseStore
 from pytest_toolcall.runner import shards
 

@@ -15,7 +15,7 @@ import pytest
 from openai.lib.streaming.chat import ChatCompletionStreamState
 
 from pytest_toolcall import assert_tool_calls
-from pytest_toolcall.core.types import ChatResponse
+from pytest_toolcall.core.protocol.types import ChatResponse
 from tests.support.chat_server import STREAM_BREAKS, ChatServer, Reply
 
 # Every test here runs pytest against the local server: the integration set, left out of the fast loop.

@@ -8,8 +8,8 @@ import pytest
 
 from pytest_toolcall.benchmarks.tau2.benchmark import Tau2
 from pytest_toolcall.benchmarks.tau2.metrics import tau2_metrics
-from pytest_toolcall.core.blocks import check_blocks
-from pytest_toolcall.core.tables import render
+from pytest_toolcall.core.protocol.blocks import check_blocks
+from pytest_toolcall.core.protocol.tables import render
 
 
 def record(domain: str, task: str, reward: float | None, **extra: object) -> dict[str, object]:

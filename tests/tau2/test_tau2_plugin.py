@@ -49,6 +49,20 @@ def test_oracle_passes_a_few_tasks_of_every_domain(pytester: pytest.Pytester) ->
     assert blocks["telecom"]["accuracy"] == 1.0 and blocks["telecom"]["components"]["ENV_ASSERTION"]["passed"] == 2
 
 
+def test_a_live_run_without_a_user_model_is_a_usage_error_before_any_request(pytester: pytest.Pytester) -> None:
+    server = ChatServer(lambda body: Reply(content="hello")).start()
+    try:
+        args = [a for a in live_args(server, "airline") if not a.startswith("--toolcall-user-model")]
+        result = pytester.runpytest(*args)
+        assert server.requests == []
+    finally:
+        server.stop()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    err = result.stderr.str()
+    assert "--toolcall-user-model: a τ²-bench simulation needs a user simulator" in err
+    assert "Traceback" not in err and not (pytester.path / "report.json").exists()
+
+
 def test_gate_names(pytester: pytest.Pytester) -> None:
     base = ["--toolcall-model=oracle", "--toolcall-bench=tau2", "--toolcall-limit=1", "--toolcall-tau2-domains=airline"]
     held = pytester.runpytest(*base, "--toolcall-fail-under=tau2.airline=1.0,tau2.airline.pass_hat_1=1,tau2.overall=1")

@@ -120,7 +120,7 @@ def test_the_oracle_passes_every_base_task() -> None:
 
 
 def test_a_results_file_of_a_domain_not_shipped_is_refused(tmp_path: Path) -> None:
-    from pytest_toolcall.core.benchmark import DataError
+    from pytest_toolcall.core.protocol.benchmark import DataError
 
     path = tmp_path / "banking.json"
     path.write_text(json.dumps({"info": {"environment_info": {"domain_name": "banking"}}, "simulations": []}))

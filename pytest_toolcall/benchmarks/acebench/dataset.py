@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_toolcall.core import jsonl
-from pytest_toolcall.core.benchmark import DataError
-from pytest_toolcall.core.files import check_regular_file
+from pytest_toolcall.api import DataError, jsonl
+from pytest_toolcall.api.files import check_regular_file
 
 LANGUAGES = ("en", "zh")
 

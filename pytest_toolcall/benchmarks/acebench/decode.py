@@ -21,11 +21,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
-from pytest_toolcall.core import literals
-from pytest_toolcall.core.text import clip
+from pytest_toolcall.api import literals
+from pytest_toolcall.api.text import clip
 
 # Commas and brackets: bounds the size of the parsed tree (the official parse would swamp on more).
-# Arithmetic has the caps of core/literals.py.
+# Arithmetic has the caps of core/safety/literals.py.
 MAX_STRUCTURAL_CHARS = 50_000
 
 
@@ -172,7 +172,7 @@ def _is_number(value: Any) -> TypeGuard[int | float | complex]:
 
 def _arith(node: ast.BinOp) -> Any:
     """What the official ``eval`` of the unparsed node gives for an expression made of literals
-    (refused beyond the caps of :mod:`pytest_toolcall.core.literals`, where ``eval`` would hang)."""
+    (refused beyond the caps of :mod:`pytest_toolcall.core.safety.literals`, where ``eval`` would hang)."""
     try:
         return literals.evaluate(node)
     except literals.TooLarge as exc:

@@ -7,7 +7,7 @@ or incomplete (a selection, ``--toolcall-limit``, errors), OVERALL is renormalis
 that ran, unrounded, and the run is marked partial; the official value is kept beside it (a category
 run short counts its missing units as failed there: ``accuracy_official``).
 
-Uncertainty (``core.intervals``): every category has its ``ci95``; groups and OVERALL get
+Uncertainty (``core.stats.intervals``): every category has its ``ci95``; groups and OVERALL get
 ``groups_ci95`` and ``overall_ci95`` from the stratified bootstrap over units (the renormalised value's
 interval when the block is partial). Under ``--toolcall-repeat`` accuracies are over attempts, and each
 category and the block carry ``pass_hat_k`` and their flaky units.
@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from pytest_toolcall.api import failure_kind_counts
+from pytest_toolcall.api.statistics import as_list, category_fields, group_intervals, repeat_fields, unit_means_by
 from pytest_toolcall.benchmarks.acebench.dataset import CATEGORIES, GROUPS, OVERALL_WEIGHTS, family
-from pytest_toolcall.core.failure_kinds import failure_kind_counts
-from pytest_toolcall.core.intervals import as_list, category_fields, group_intervals, repeat_fields, unit_means_by
 
 #: Outcomes of items that did not run to a verdict on purpose: not part of any denominator.
 NOT_SCORED = {"skipped"}

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_toolcall.api import ChatRequest
 from pytest_toolcall.benchmarks.acebench.dataset import DataError, Sample, Step
 from pytest_toolcall.benchmarks.acebench.oracle import acebench_answer
-from pytest_toolcall.core.types import ChatRequest
 
 PROMPT_FILE = {lang: f"model_inference/prompt_{lang}.py" for lang in ("en", "zh")}
 

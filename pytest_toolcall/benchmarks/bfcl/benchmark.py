@@ -19,13 +19,25 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
+from pytest_toolcall.api import (
+    Benchmark,
+    ChatRequest,
+    ChatResponse,
+    Dialogue,
+    Loaded,
+    Models,
+    Option,
+    Part,
+    Plan,
+    Requests,
+    Unit,
+    Verdict,
+    parse_choices,
+    usage_error,
+)
+from pytest_toolcall.api.text import one_line
 from pytest_toolcall.benchmarks.bfcl.data import LIVE, MEMORY_CATEGORIES, NON_LIVE
 from pytest_toolcall.benchmarks.bfcl.metrics import ALL_CATEGORIES, FORMAT_SENSITIVITY, MULTI_TURN, V3_CATEGORIES
-from pytest_toolcall.core.benchmark import Benchmark, Dialogue, Loaded, Models, Plan, Requests, Unit, Verdict
-from pytest_toolcall.core.settings import Option, parse_choices, usage_error
-from pytest_toolcall.core.tables import Part
-from pytest_toolcall.core.text import one_line
-from pytest_toolcall.core.types import ChatRequest, ChatResponse
 
 MODES = ("fc", "prompting")
 #: How a reply carrying ``tool_calls: []`` is read (see ``multi_turn_dialogue.EMPTY_TOOL_CALLS``).
@@ -455,7 +467,7 @@ def reply_calls(response: ChatResponse) -> list[dict[str, Any]]:
 def failure_message(sample: Any, response: ChatResponse, calls: list[dict[str, Any]], verdict: Any, mode: str) -> str:
     """The official error type and what it is about (the parameter, the call), the reply, and what
     the possible answer accepts."""
-    from pytest_toolcall.core.text import clip, name
+    from pytest_toolcall.api.text import clip, name
 
     reason = "; ".join(verdict.errors) or "no detail"
     lines = [f"{verdict.error_type}: {reason}"]

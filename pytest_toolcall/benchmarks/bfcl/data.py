@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_toolcall.core import jsonl
-from pytest_toolcall.core.files import check_regular_file
+from pytest_toolcall.api import jsonl
+from pytest_toolcall.api.files import check_regular_file
 
 DATA_DIR = Path(__file__).with_name("data")
 FILE_PREFIX = "BFCL_v4"

@@ -18,9 +18,9 @@ import ast
 import json
 from typing import Any
 
+from pytest_toolcall.api import literals
+from pytest_toolcall.api.text import clip
 from pytest_toolcall.benchmarks.bfcl.source_calls import parse_java_call, parse_javascript_call
-from pytest_toolcall.core import literals
-from pytest_toolcall.core.text import clip
 
 
 class DecodeError(Exception):
@@ -66,7 +66,7 @@ def _arithmetic(node: ast.AST, refused: list[str]) -> Any:
     """Value of a constant arithmetic expression such as ``2 * 3.5`` or ``'a' + 'b'``.
 
     The official decoder evaluates a binary-operation argument with Python's ``eval``; we use the
-    shared capped literal interpreter (:mod:`pytest_toolcall.core.literals`), which refuses names and
+    shared capped literal interpreter (:mod:`pytest_toolcall.core.safety.literals`), which refuses names and
     calls (``eval`` mostly fails on them too: they are undefined) and values beyond its caps. A value
     beyond a cap is noted in ``refused`` and stands in as None, so that the rest of the reply is
     still decoded: an error elsewhere decides as it would officially."""

@@ -241,8 +241,8 @@ def bfcl_metrics(records: Iterable[Mapping[str, Any]], sizes: Mapping[str, int],
     A category counts every item that ran, errors included (an item whose request failed did not
     pass); a category with fewer items than the data holds, or with errors, makes every score it is
     part of partial, as a category that did not run at all does."""
-    from pytest_toolcall.core.failure_kinds import failure_kind_counts
-    from pytest_toolcall.core.intervals import category_fields, repeat_fields
+    from pytest_toolcall.api import failure_kind_counts
+    from pytest_toolcall.api.statistics import category_fields, repeat_fields
 
     by_category: dict[str, list[Mapping[str, Any]]] = {}
     for record in records:

@@ -17,11 +17,11 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from pytest_toolcall.api import ChatRequest, ChatResponse, Model
 from pytest_toolcall.benchmarks.bfcl.data import DATA_DIR, MultiTurnSample
 from pytest_toolcall.benchmarks.bfcl.decode import decode_execute
 from pytest_toolcall.benchmarks.bfcl.multi_turn_loop import DialogueRun, ModelReply, load_func_docs, run_dialogue
 from pytest_toolcall.benchmarks.bfcl.request import hinted_functions, openai_tools, with_system_prompt
-from pytest_toolcall.core.types import ChatRequest, ChatResponse, Model
 
 #: The model name the backends' instances are named after (it changes no result).
 MODEL_NAME = "model"
@@ -161,7 +161,7 @@ def evaluate(sample: MultiTurnSample, run: DialogueRun, mode: str) -> dict[str, 
 
 def transcript(run: DialogueRun, limit: int = 40) -> str:
     """The executed calls and their results, turn by turn, for a failure message."""
-    from pytest_toolcall.core.text import clip
+    from pytest_toolcall.api.text import clip
 
     lines = []
     for turn, steps in enumerate(run.executed):

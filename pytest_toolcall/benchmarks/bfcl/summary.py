@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_toolcall.api import Part, Table, coverage_notes, failure_kind_line
+from pytest_toolcall.api.text import number
 from pytest_toolcall.benchmarks.bfcl.metrics import OVERALL_WEIGHTS
-from pytest_toolcall.core.failure_kinds import failure_kind_line
-from pytest_toolcall.core.tables import Part, Table, coverage_notes
-from pytest_toolcall.core.text import number
 
 _SCORE_ROWS = ("non_live", "live", "irrelevance", "relevance", "multi_turn", "overall", "memory", "overall_v4")
 

@@ -8,12 +8,12 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from pytest_toolcall.api import ChatResponse
+from pytest_toolcall.api.native import schema_problem
 from pytest_toolcall.benchmarks.cases.format import expect_problem
 from pytest_toolcall.benchmarks.cases.matching import CaseVerdict
 from pytest_toolcall.benchmarks.cases.response import OracleResponse, ToolCallResponse, judge_response
 from pytest_toolcall.benchmarks.cases.steps import Transcript
-from pytest_toolcall.core.types import ChatResponse
-from pytest_toolcall.native.schemas import schema_problem
 
 
 class ToolCallAssertionError(AssertionError):

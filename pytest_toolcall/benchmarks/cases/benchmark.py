@@ -19,13 +19,23 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pytest
 
-from pytest_toolcall.core.benchmark import Benchmark, Dialogue, Loaded, Models, Plan, Requests, Skip, Unit, Verdict
-from pytest_toolcall.core.tables import Part
-from pytest_toolcall.core.types import ChatRequest
+from pytest_toolcall.api import (
+    Benchmark,
+    ChatRequest,
+    Dialogue,
+    Loaded,
+    Models,
+    Part,
+    Plan,
+    Requests,
+    Skip,
+    Unit,
+    Verdict,
+)
 
 if TYPE_CHECKING:
+    from pytest_toolcall.api import Settings
     from pytest_toolcall.benchmarks.cases.mcp_servers import ServerPool
-    from pytest_toolcall.core.settings import Settings
 
 #: The same as ``format.SUFFIXES`` (not imported from there: that imports YAML).
 SUFFIXES = (".toolcall.yaml", ".toolcall.yml", ".toolcall.jsonl")
@@ -185,8 +195,8 @@ class Cases(Benchmark):
         return Verdict(verdict.passed, verdict.message, fields, brief=brief)
 
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        from pytest_toolcall.api.statistics import category_fields, repeat_fields
         from pytest_toolcall.benchmarks.cases.metrics import cases_metrics
-        from pytest_toolcall.core.intervals import category_fields, repeat_fields
 
         if not records:
             return {}  # no case and no Python test ran: no block (a gate on it says "not measured")

@@ -16,9 +16,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
+from pytest_toolcall.api import Loaded, Part, Unit, Verdict
 from pytest_toolcall.benchmarks.cases.benchmark import Cases
-from pytest_toolcall.core.benchmark import Loaded, Unit, Verdict
-from pytest_toolcall.core.tables import Part
 
 PROBES = Path(__file__).with_name("conformance_probes")
 CONTRACTS = ("tool_choice", "parallel_tool_calls", "strict_schemas", "multi_turn", "reasoning", "usage")
@@ -84,8 +83,8 @@ class Conformance(Cases):
         return verdict
 
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        from pytest_toolcall.core.failure_kinds import failure_kind_counts
-        from pytest_toolcall.core.intervals import category_fields
+        from pytest_toolcall.api import failure_kind_counts
+        from pytest_toolcall.api.statistics import category_fields
 
         if not records:
             return {}
@@ -115,7 +114,7 @@ class Conformance(Cases):
         return {self.name: block}
 
     def summary_parts(self, name: str, block: dict[str, Any]) -> list[Part]:
-        from pytest_toolcall.core.tables import Table
+        from pytest_toolcall.api import Table
 
         def rate(row: dict[str, Any], key: str = "accuracy", ci: str = "ci95") -> list[Any]:
             value, interval = row.get(key), row.get(ci)

@@ -13,15 +13,14 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_toolcall.api import Models, RequestError
+from pytest_toolcall.api.text import clip
 from pytest_toolcall.benchmarks.cases.format import EXPECT_KINDS, Case, with_tools
 from pytest_toolcall.benchmarks.cases.matching import CaseVerdict
 from pytest_toolcall.benchmarks.cases.mcp_servers import McpError, McpServer, ServerPool, server_label, tools_of
 from pytest_toolcall.benchmarks.cases.response import judge_case
 from pytest_toolcall.benchmarks.cases.steps import Execute, MockResults, Transcript, run_steps
 from pytest_toolcall.benchmarks.cases.trajectory import Outcome, judge_final, judge_trajectory
-from pytest_toolcall.core.benchmark import Models
-from pytest_toolcall.core.text import clip
-from pytest_toolcall.core.types import RequestError
 
 
 @dataclass

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.core.benchmark import Models, Unit
+from pytest_toolcall.api import Models, Unit
 
 
 @pytest.fixture

@@ -27,10 +27,10 @@ import jsonschema
 import yaml
 from jsonschema.exceptions import best_match
 
-from pytest_toolcall.core import jsonl
-from pytest_toolcall.core.files import read_regular_file
-from pytest_toolcall.core.text import clip
-from pytest_toolcall.native.schemas import schema_problem
+from pytest_toolcall.api import jsonl
+from pytest_toolcall.api.files import read_regular_file
+from pytest_toolcall.api.native import schema_problem
+from pytest_toolcall.api.text import clip
 
 if TYPE_CHECKING:
     from pytest_toolcall.benchmarks.cases.mcp_servers import ServerPool

@@ -10,12 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pytest_toolcall.api import ChatRequest, ChatResponse
 from pytest_toolcall.benchmarks.cases.dialogue import judge_run
 from pytest_toolcall.benchmarks.cases.format import Case, CaseFileError, read_case_file
 from pytest_toolcall.benchmarks.cases.oracle import NotAnswerable, OracleError, oracle_answer, oracle_steps
 from pytest_toolcall.benchmarks.cases.response import judge_case
 from pytest_toolcall.benchmarks.cases.steps import Transcript, run_steps
-from pytest_toolcall.core.types import ChatRequest, ChatResponse
 
 if TYPE_CHECKING:
     from pytest_toolcall.benchmarks.cases.mcp_servers import ServerPool

@@ -19,8 +19,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_toolcall.core import patterns
-from pytest_toolcall.core.failure_kinds import (
+from pytest_toolcall.api import (
     EXTRA_CALL,
     INVALID_JSON,
     MISSING_CALL,
@@ -33,10 +32,10 @@ from pytest_toolcall.core.failure_kinds import (
     WRONG_ORDER,
     WRONG_VALUE,
     has_tool_markup,
+    patterns,
 )
-from pytest_toolcall.core.text import clip, name
-from pytest_toolcall.native.schemas import compile_schema
-from pytest_toolcall.native.validation import JSON_DECODE, SCHEMA_ERROR, UNKNOWN_TOOL, validate_tool_calls
+from pytest_toolcall.api.native import JSON_DECODE, SCHEMA_ERROR, UNKNOWN_TOOL, compile_schema, validate_tool_calls
+from pytest_toolcall.api.text import clip, name
 
 DEFAULT_TOLERANCE = 1e-6  # for {$approx: x} without $tol
 
@@ -328,7 +327,7 @@ def _matcher_problem(matcher: dict[str, Any], actual: Any) -> str:
         pattern = matcher["$regex"]
         if not isinstance(actual, str):
             return f"expected a string matching {pattern!r}"
-        try:  # the text is the model's: matched in bounded time (re's verdicts), see core/patterns.py
+        try:  # the text is the model's: matched in bounded time (re's verdicts), see core/safety/patterns.py
             if patterns.fullmatch(pattern, actual):
                 return ""
         except patterns.PatternTimeout:

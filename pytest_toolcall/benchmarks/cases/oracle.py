@@ -18,11 +18,9 @@ import json
 import re
 from typing import Any
 
+from pytest_toolcall.api.native import Generator, Unsatisfiable, compile_schema, pattern_strings, validate_tool_calls
 from pytest_toolcall.benchmarks.cases.format import Case
 from pytest_toolcall.benchmarks.cases.matching import is_matcher
-from pytest_toolcall.native.instances import Generator, Unsatisfiable, pattern_strings
-from pytest_toolcall.native.schemas import compile_schema
-from pytest_toolcall.native.validation import validate_tool_calls
 
 NO_TOOL_ANSWER = "No tool is needed for this request."
 

@@ -14,10 +14,10 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pytest_toolcall.api import ChatRequest, ChatResponse, Model, RequestError
 from pytest_toolcall.benchmarks.cases.assertions import ToolCallAssertionError, observing
 from pytest_toolcall.benchmarks.cases.matching import CaseVerdict
 from pytest_toolcall.benchmarks.cases.response import OracleResponse, ToolCallResponse
-from pytest_toolcall.core.types import ChatRequest, ChatResponse, Model, RequestError
 
 if TYPE_CHECKING:
     from pytest_toolcall.benchmarks.cases.mcp_servers import McpServer

@@ -12,11 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_toolcall.api import REASONING_ONLY, UNEXPECTED_STATUS, ChatResponse
+from pytest_toolcall.api.text import clip
 from pytest_toolcall.benchmarks.cases.format import Case
 from pytest_toolcall.benchmarks.cases.matching import AnswerCall, CaseVerdict, describe_answer, judge, parse_call
-from pytest_toolcall.core.failure_kinds import REASONING_ONLY, UNEXPECTED_STATUS
-from pytest_toolcall.core.text import clip
-from pytest_toolcall.core.types import ChatResponse
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_toolcall.core.types import ChatRequest, ChatResponse
+from pytest_toolcall.api import ChatRequest, ChatResponse
 
 #: ``(chat-API tool name, parsed arguments) -> {"content": text, "is_error": bool}``.
 Execute = Callable[[str, Any], dict[str, Any]]

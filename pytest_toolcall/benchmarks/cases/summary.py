@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_toolcall.core.tables import Part, Table
-from pytest_toolcall.core.text import number
+from pytest_toolcall.api import Part, Table
+from pytest_toolcall.api.text import number
 
 
 def cases_table(block: dict[str, Any]) -> list[Part]:

@@ -27,16 +27,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_toolcall.api import EXTRA_CALL, MISSING_CALL, STEP_LIMIT, WRONG_FINAL, WRONG_ORDER, WRONG_VALUE
+from pytest_toolcall.api.text import clip
 from pytest_toolcall.benchmarks.cases.matching import _maximum_matching, parse_call, show, value_diffs
-from pytest_toolcall.core.failure_kinds import (
-    EXTRA_CALL,
-    MISSING_CALL,
-    STEP_LIMIT,
-    WRONG_FINAL,
-    WRONG_ORDER,
-    WRONG_VALUE,
-)
-from pytest_toolcall.core.text import clip
 
 MATCH_MODES = ("strict", "unordered", "subset", "superset")
 ARGS_MODES = ("exact", "subset", "superset", "ignore")

@@ -7,10 +7,20 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pytest_toolcall.core.benchmark import Benchmark, DataError, Loaded, Models, Plan, Requests, Unit, Verdict
-from pytest_toolcall.core.settings import Option, usage_error
-from pytest_toolcall.core.tables import Part
-from pytest_toolcall.core.types import ChatRequest
+from pytest_toolcall.api import (
+    Benchmark,
+    ChatRequest,
+    DataError,
+    Loaded,
+    Models,
+    Option,
+    Part,
+    Plan,
+    Requests,
+    Unit,
+    Verdict,
+    usage_error,
+)
 
 #: The set shipped in the package: 511 labelled requests from MoonshotAI's K2-Vendor-Verifier samples.
 SHIPPED_SET = Path(__file__).with_name("data") / "k2vv_zh_511.jsonl"
@@ -163,9 +173,8 @@ class GeneralFC(Benchmark):
     ) -> dict[str, dict[str, Any]]:
         """Tool-call F1 (gated) and the share of lines passed, over the lines both runs answered; under
         repeats a line's decision is the majority of its attempts (a tie counts as a call)."""
+        from pytest_toolcall.api.statistics import attempt_scores, compare_f1, compare_metric, unit_key, unit_means
         from pytest_toolcall.benchmarks.general_fc.metrics import is_scored, record_pred
-        from pytest_toolcall.core.comparison import compare_f1, compare_metric
-        from pytest_toolcall.core.statistics import attempt_scores, unit_key, unit_means
 
         def decisions(rows: list[dict[str, Any]]) -> dict[str, tuple[bool, bool]]:
             votes: dict[str, list[bool]] = {}
@@ -206,7 +215,7 @@ def _reference_samples(path_text: str, files: list[str]) -> list[dict[str, Any]]
     """The samples of the ``--toolcall-reference`` report, read at start-up: a wrong path, or the
     report of another benchmark or of other general_fc files (``files``, by name), is found before
     any request is sent."""
-    from pytest_toolcall.core.report_reader import ReportError, read_report
+    from pytest_toolcall.api.files import ReportError, read_report
 
     path = Path(path_text).expanduser()
     try:

@@ -19,13 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from pytest_toolcall.core import jsonl
-from pytest_toolcall.core.benchmark import DataError
-from pytest_toolcall.core.files import check_regular_file
-from pytest_toolcall.core.jsonl import json_type
-from pytest_toolcall.native.schemas import _check_schema, json_text, schema_problem
+from pytest_toolcall.api import DataError, jsonl
+from pytest_toolcall.api.files import check_regular_file
+from pytest_toolcall.api.jsonl import json_type
+from pytest_toolcall.api.native import json_text, schema_problem
 
-__all__ = ["GeneralFCSample", "LineRef", "_check_schema", "index_file", "load_file", "schema_problem", "tool_warnings"]
+__all__ = ["GeneralFCSample", "LineRef", "index_file", "load_file", "schema_problem", "tool_warnings"]
 
 FIELDS = ("messages", "tools", "should_call_tool")
 

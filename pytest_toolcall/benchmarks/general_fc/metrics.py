@@ -3,7 +3,7 @@ accuracy (K2-Vendor-Verifier's metric table), and agreement with a reference run
 
 Two views of failed requests: the metrics over the lines that got an answer (errors left out), and
 K2-Vendor-Verifier's, where a request that failed counts as an answer without a tool call (its
-``*_official`` fields and ``official`` counts). Intervals (``core.intervals``): ``tool_call_f1_ci95``
+``*_official`` fields and ``official`` counts). Intervals (``core.stats.intervals``): ``tool_call_f1_ci95``
 from the bootstrap over (predicted, label) units, ``schema_accuracy_ci95`` Wilson over the tool-call
 attempts, ``accuracy_ci95`` of passed/scored; under ``--toolcall-repeat`` each attempt is a unit of these
 intervals, and the block has ``pass_hat_k`` and ``flaky``."""
@@ -12,10 +12,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_toolcall.api import failure_kind_counts
+from pytest_toolcall.api.statistics import (
+    accuracy_interval,
+    as_list,
+    category_fields,
+    f1_interval,
+    repeat_fields,
+    wilson,
+)
 from pytest_toolcall.benchmarks.general_fc.scoring import ERROR, OTHER, SKIPPED, TOOL_CALLS
-from pytest_toolcall.core.failure_kinds import failure_kind_counts
-from pytest_toolcall.core.intervals import accuracy_interval, as_list, category_fields, f1_interval, repeat_fields
-from pytest_toolcall.core.statistics import wilson
 
 # ---- aggregates ------------------------------------------------------------------------------
 
@@ -102,7 +108,7 @@ def agreement_fields(records: list[dict[str, Any]]) -> dict[str, Any]:
     """This run's decisions to call against the reference run's (K2-Vendor-Verifier's vendor check),
     from each record's ``reference_calls`` (the reference's decision on its line, None when it has
     none): ``agreement``, the share of the paired answers that decide as the reference did, with
-    ``agreement_ci95`` (``core.intervals.accuracy_interval``: Wilson when each line ran once) and
+    ``agreement_ci95`` (``core.stats.intervals.accuracy_interval``: Wilson when each line ran once) and
     ``agreement_official`` (a failed request counts as an answer without a call, as in
     ``tool_call_f1_official``); ``reference_agreement`` holds the counts and the confusion with the
     reference's decision as the label (positive = a call)."""

@@ -17,10 +17,8 @@ import json
 from collections import OrderedDict
 from typing import Any
 
+from pytest_toolcall.api.native import UNSEEN, Generator, Unsatisfiable, compile_schema, remember, validate_tool_calls
 from pytest_toolcall.benchmarks.general_fc.dataset import GeneralFCSample
-from pytest_toolcall.native.instances import Generator, Unsatisfiable
-from pytest_toolcall.native.schemas import UNSEEN, compile_schema, remember
-from pytest_toolcall.native.validation import validate_tool_calls
 
 NO_TOOL_ANSWER = "No tool is needed for this request."
 CALL_ID = "call_0"

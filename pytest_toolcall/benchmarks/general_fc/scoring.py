@@ -10,12 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_toolcall.benchmarks.general_fc.dataset import GeneralFCSample
-from pytest_toolcall.core.failure_kinds import UNEXPECTED_CALL
-from pytest_toolcall.core.text import clip
-from pytest_toolcall.core.types import ChatResponse
-from pytest_toolcall.native.schemas import compile_schema
-from pytest_toolcall.native.validation import (
+from pytest_toolcall.api import UNEXPECTED_CALL, ChatResponse
+from pytest_toolcall.api.native import (
     EMPTY_TOOL_CALLS,
     FAILURE_KIND,
     INVALID_SCHEMA,
@@ -27,10 +23,13 @@ from pytest_toolcall.native.validation import (
     TOOL_CALLS,
     UNKNOWN_TOOL,
     Failure,
+    compile_schema,
     describe_calls,
     missing_call_kind,
     validate_tool_calls,
 )
+from pytest_toolcall.api.text import clip
+from pytest_toolcall.benchmarks.general_fc.dataset import GeneralFCSample
 
 __all__ = [  # the validation vocabulary, as general_fc's records and metrics name it
     "EMPTY_TOOL_CALLS",

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_toolcall.core.failure_kinds import failure_kind_line
-from pytest_toolcall.core.tables import Part, Table, interval, pass_hat
-from pytest_toolcall.core.text import measured, number
+from pytest_toolcall.api import Part, Table, failure_kind_line, interval, pass_hat
+from pytest_toolcall.api.text import measured, number
 
 
 def general_fc_table(block: dict[str, Any]) -> list[Part]:

@@ -11,22 +11,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pytest_toolcall.benchmarks.tau2.environment import DATA, DOMAINS
-from pytest_toolcall.core.benchmark import (
+from pytest_toolcall.api import (
+    ORACLE,
     Benchmark,
+    ChatRequest,
     DataError,
     Dialogue,
     Loaded,
+    Model,
     Models,
+    Option,
     OtherModel,
+    Part,
     Plan,
     Skip,
     Unit,
     Verdict,
+    parse_choices,
+    usage_error,
 )
-from pytest_toolcall.core.settings import ORACLE, Option, parse_choices, usage_error
-from pytest_toolcall.core.tables import Part
-from pytest_toolcall.core.types import ChatRequest, Model
+from pytest_toolcall.benchmarks.tau2.environment import DATA, DOMAINS
 
 COMMIT = "a2c0247"
 SPLITS = ("leaderboard", "base", "train", "test", "full", "small")
@@ -36,7 +40,8 @@ LEADERBOARD = {"airline": "base", "retail": "base", "telecom": "base"}
 SIMULATION_COST = 30.0
 NO_USER = (
     "a τ²-bench simulation needs a user simulator: pass --toolcall-user-model=NAME "
-    "(and --toolcall-user-base-url=URL if it is served elsewhere)"
+    "(and --toolcall-user-base-url=URL if it is served elsewhere), or re-grade results files with "
+    "--toolcall-tau2-results"
 )
 
 
@@ -107,6 +112,12 @@ class Tau2(Benchmark):
         self.judge_model = option("judge-model") or None
         self.judge_base_url = option("judge-base-url") or settings.base_url
         self.judge_api_key_env = option("judge-api-key-env") or settings.api_key_env
+
+    def read_inputs(self) -> None:
+        """A live run without a user simulator would skip every simulation: refused before any
+        request (the oracle plays the user from the task when none is named)."""
+        if not self.results_files and not self.user_model and not self.settings.is_oracle:
+            raise usage_error("user-model", NO_USER)
 
     def other_models(self) -> tuple[OtherModel, ...]:
         models = []

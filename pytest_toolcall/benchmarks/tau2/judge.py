@@ -7,8 +7,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from pytest_toolcall.api import ChatRequest, Model, RequestError
 from pytest_toolcall.benchmarks.tau2.prompts import JUDGE_SYSTEM_PROMPT, JUDGE_USER_PROMPT
-from pytest_toolcall.core.types import ChatRequest, Model, RequestError
 
 
 def judge_messages(messages: Sequence[dict[str, Any]], assertions: list[str]) -> list[dict[str, Any]]:

@@ -26,9 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_toolcall.api import RequestError
 from pytest_toolcall.benchmarks.tau2.dual_control import new_environment
 from pytest_toolcall.benchmarks.tau2.prompts import GREETING, agent_system_prompt, is_user_stop, user_system_prompt
-from pytest_toolcall.core.types import RequestError
 
 MAX_STEPS = 200
 MAX_ERRORS = 10

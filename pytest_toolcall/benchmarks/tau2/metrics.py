@@ -14,10 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_toolcall.api import Part, Table, interval
+from pytest_toolcall.api.statistics import accuracy_interval, as_list, pass_hat_k
 from pytest_toolcall.benchmarks.tau2.evaluation import COMPONENTS, INFRASTRUCTURE_ERROR
-from pytest_toolcall.core.intervals import accuracy_interval, as_list
-from pytest_toolcall.core.statistics import pass_hat_k
-from pytest_toolcall.core.tables import Part, Table, interval
 
 BLOCK = "tau2"
 DOMAIN_ORDER = ("airline", "retail", "telecom")

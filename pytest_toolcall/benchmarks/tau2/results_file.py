@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_toolcall.api import DataError
 from pytest_toolcall.benchmarks.tau2.environment import DOMAINS
 from pytest_toolcall.benchmarks.tau2.evaluation import TERMINATION_REASONS
-from pytest_toolcall.core.benchmark import DataError
 
 
 @dataclass(frozen=True)

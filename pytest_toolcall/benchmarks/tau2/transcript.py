@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pytest_toolcall.core.text import one_line
+from pytest_toolcall.api.text import one_line
 
 #: A tool result longer than this is cut in the transcript (the JSON report keeps the texts).
 RESULT_CHARS = 300

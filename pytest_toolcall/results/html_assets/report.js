@@ -246,6 +246,20 @@
     return out;
   }
 
+  // A run of identical values (an agent answering the same thing turn after turn) is shown once, with
+  // how often it repeated.
+  function folded(values) {
+    var out = [];
+    for (var i = 0; i < values.length;) {
+      var j = i + 1;
+      while (j < values.length && JSON.stringify(values[j]) === JSON.stringify(values[i])) j++;
+      out.push(pre(values[i]));
+      if (j - i > 1) out.push(make("p", "… the same " + (j - i - 1) + " more time(s)", "loop"));
+      i = j;
+    }
+    return out;
+  }
+
   function keyTable(s, keys) {
     var table = make("table", null, "kv");
     keys.forEach(function (k) {
@@ -333,7 +347,7 @@
     ["messages", "request"].forEach(function (k) { if (present(s[k])) section(k, messagesView(s[k])); });
     if (present(s.output)) {
       if (Array.isArray(s.output)) {
-        section("output (" + s.output.length + " turns)", s.output.map(pre));
+        section("output (" + s.output.length + " turns)", folded(s.output));
       } else {
         section("output", [pre(s.output)]);
       }

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_toolcall.api.text import show
 from pytest_toolcall.benchmarks.acebench.agents.rollout import Rollout
 from pytest_toolcall.benchmarks.acebench.dataset import Sample
-from pytest_toolcall.core.text import show
 
 WRONG_CLASS_COUNT = "wrong number of class"
 WRONG_ATTRIBUTES = "class attributes wrong"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_toolcall.api.text import one_line, show
 from pytest_toolcall.benchmarks.acebench.agents.dispatch import ERROR, UNKNOWN
 from pytest_toolcall.benchmarks.acebench.agents.rollout import Rollout
-from pytest_toolcall.core.text import one_line, show
 
 #: A run of at least this many identical messages (or identical pairs of messages) is shown once.
 REPEATS_SHOWN_ONCE = 3

@@ -12,10 +12,10 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any, cast
 
+from pytest_toolcall.api.text import show
 from pytest_toolcall.benchmarks.acebench.dataset import api_name
 from pytest_toolcall.benchmarks.acebench.decode import Call
 from pytest_toolcall.benchmarks.acebench.scoring.verdict import Verdict
-from pytest_toolcall.core.text import show
 
 # Declared JSON-ish type -> the Python type the official checker demands. ``number`` maps to int and
 # ``enum`` to a type nothing has, both as in the original table.

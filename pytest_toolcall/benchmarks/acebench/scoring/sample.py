@@ -6,12 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_toolcall.api.text import clip, one_line
 from pytest_toolcall.benchmarks.acebench.dataset import Sample, family, is_multi_turn_normal
 from pytest_toolcall.benchmarks.acebench.decode import DecodeError, decode_multi_turn, decode_single_turn
 from pytest_toolcall.benchmarks.acebench.scoring.normal import check_normal
 from pytest_toolcall.benchmarks.acebench.scoring.special import check_special
 from pytest_toolcall.benchmarks.acebench.scoring.verdict import Verdict
-from pytest_toolcall.core.text import clip, one_line
 
 
 @dataclass(frozen=True)

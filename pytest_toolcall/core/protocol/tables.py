@@ -9,8 +9,8 @@ from typing import Any
 
 from tabulate import tabulate
 
-from pytest_toolcall.core.failure_kinds import failure_kind_line
-from pytest_toolcall.core.text import measured
+from pytest_toolcall.core.protocol.failure_kinds import failure_kind_line
+from pytest_toolcall.core.safety.text import measured
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ def default_table(block: dict[str, Any]) -> list[str]:
 
 
 def default_parts(block: dict[str, Any]) -> list[Part]:
-    """The summary of the default block (``core.blocks.accuracy_block``): a table with a row per
+    """The summary of the default block (``core.protocol.blocks.accuracy_block``): a table with a row per
     category and OVERALL, with intervals, pass^k under repeats, then what the block is missing and
     why units failed."""
     repeats = bool(block.get("pass_hat_k"))

@@ -5,13 +5,20 @@ A benchmark (``docs/writing-a-benchmark.md``) subclasses ``Benchmark`` and imple
 comparison with a baseline come from the defaults, built from the helpers exported here. A user's test
 asserts on an answer with ``assert_tool_calls`` (imported on first use, like the response types: they
 need YAML and jsonschema). Names not listed in ``__all__`` are internal and may change.
+
+Submodules, each with its own ``__all__``: ``api.text`` (inert text for messages), ``api.files``
+(capped file and report reading), ``api.jsonl`` (JSON Lines with file:line problems),
+``api.literals`` (the capped literal interpreter), ``api.patterns`` (linear-time regular
+expressions), ``api.statistics`` (intervals, repeats, paired comparisons), ``api.native`` (tool
+schemas and tool-call validation).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pytest_toolcall.core.benchmark import (
+from pytest_toolcall.config.settings import ORACLE, Settings
+from pytest_toolcall.core.protocol.benchmark import (
     Benchmark,
     DataError,
     Dialogue,
@@ -24,7 +31,7 @@ from pytest_toolcall.core.benchmark import (
     Unit,
     Verdict,
 )
-from pytest_toolcall.core.blocks import (
+from pytest_toolcall.core.protocol.blocks import (
     BlockError,
     accuracy_block,
     accuracy_row,
@@ -33,27 +40,44 @@ from pytest_toolcall.core.blocks import (
     interval_keys,
     official_key,
 )
-from pytest_toolcall.core.comparison import compare_metric, compare_metrics, mcnemar_exact, unit_weights
-from pytest_toolcall.core.failure_kinds import (
+from pytest_toolcall.core.protocol.failure_kinds import (
     EXTRA_CALL,
     FAILURE_KINDS,
     INVALID_JSON,
     MISSING_CALL,
     NO_CALL,
+    REASONING_ONLY,
     SCHEMA_VIOLATION,
+    STEP_LIMIT,
+    STREAM_MISMATCH,
+    STREAM_PROTOCOL,
     TOOL_MARKUP_IN_TEXT,
     TRUNCATED,
     UNEXPECTED_CALL,
+    UNEXPECTED_STATUS,
     UNKNOWN_TOOL_KIND,
+    WRONG_FINAL,
     WRONG_ORDER,
     WRONG_VALUE,
     failure_kind_counts,
+    failure_kind_line,
+    has_tool_markup,
 )
-from pytest_toolcall.core.intervals import accuracy_interval, as_list, category_fields, repeat_fields
-from pytest_toolcall.core.settings import ORACLE, Option, parse_choices, parse_number, usage_error
-from pytest_toolcall.core.statistics import pass_hat_k, wilson
-from pytest_toolcall.core.tables import Part, Table, default_parts, default_table, render
-from pytest_toolcall.core.types import ChatRequest, ChatResponse, Model, RequestError
+from pytest_toolcall.core.protocol.options import Option, parse_choices, parse_number, usage_error
+from pytest_toolcall.core.protocol.tables import (
+    Part,
+    Table,
+    coverage_notes,
+    default_parts,
+    default_table,
+    interval,
+    pass_hat,
+    render,
+)
+from pytest_toolcall.core.protocol.types import ChatRequest, ChatResponse, Model, RequestError
+from pytest_toolcall.core.stats.comparison import compare_metric, compare_metrics, mcnemar_exact, unit_weights
+from pytest_toolcall.core.stats.estimates import pass_hat_k, wilson
+from pytest_toolcall.core.stats.intervals import accuracy_interval, as_list, category_fields, repeat_fields
 
 _LAZY = {
     "assert_tool_calls": "pytest_toolcall.benchmarks.cases.assertions",
@@ -78,6 +102,7 @@ __all__ = [
     "Verdict",
     "Option",
     "ORACLE",
+    "Settings",
     "parse_choices",
     "parse_number",
     "usage_error",
@@ -99,6 +124,9 @@ __all__ = [
     "Part",
     "Table",
     "render",
+    "coverage_notes",
+    "interval",
+    "pass_hat",
     # intervals, repeats and the comparison
     "accuracy_interval",
     "as_list",
@@ -116,14 +144,22 @@ __all__ = [
     "INVALID_JSON",
     "MISSING_CALL",
     "NO_CALL",
+    "REASONING_ONLY",
     "SCHEMA_VIOLATION",
+    "STEP_LIMIT",
+    "STREAM_MISMATCH",
+    "STREAM_PROTOCOL",
     "TOOL_MARKUP_IN_TEXT",
     "TRUNCATED",
     "UNEXPECTED_CALL",
+    "UNEXPECTED_STATUS",
     "UNKNOWN_TOOL_KIND",
+    "WRONG_FINAL",
     "WRONG_ORDER",
     "WRONG_VALUE",
     "failure_kind_counts",
+    "failure_kind_line",
+    "has_tool_markup",
     # a user's test
     *_LAZY,
 ]

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pytest_toolcall.core.files import read_regular_file
+from pytest_toolcall.core.safety.files import read_regular_file
 
 #: The ``schema`` of every JSON report this version writes (and the only one it reads).
 SCHEMA = "pytest-toolcall/report/1"
@@ -183,6 +183,6 @@ def _check_fields(path: Path, where: str, section: dict[str, Any], fields: dict[
 
 
 def _shown(value: Any) -> str:
-    from pytest_toolcall.core.text import clip
+    from pytest_toolcall.core.safety.text import clip
 
     return f"{type(value).__name__} {clip(json.dumps(value, default=repr), 60)}"

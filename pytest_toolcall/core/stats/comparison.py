@@ -39,7 +39,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from pytest_toolcall.core.statistics import RESAMPLES, attempt_scores, unit_key, unit_means
+from pytest_toolcall.core.stats.estimates import RESAMPLES, attempt_scores, unit_key, unit_means
 
 #: Default significance level of ``--toolcall-fail-on-regression``.
 ALPHA = 0.05

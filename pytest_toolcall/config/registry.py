@@ -8,7 +8,7 @@ from importlib.metadata import entry_points
 
 import pytest
 
-from pytest_toolcall.core.benchmark import Benchmark, is_module_nodeid
+from pytest_toolcall.core.protocol.benchmark import Benchmark, is_module_nodeid
 
 GROUP = "pytest_toolcall.benchmarks"
 

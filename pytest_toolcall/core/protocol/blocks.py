@@ -39,8 +39,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pytest_toolcall.core.failure_kinds import failure_kind_counts
-from pytest_toolcall.core.intervals import category_fields, repeat_fields
+from pytest_toolcall.core.protocol.failure_kinds import failure_kind_counts
+from pytest_toolcall.core.stats.intervals import category_fields, repeat_fields
 
 INTERVAL = "_ci95"
 OFFICIAL = "_official"

@@ -41,7 +41,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from pytest_toolcall.core.statistics import (
+from pytest_toolcall.core.stats.estimates import (
     RESAMPLES,
     attempt_scores,
     percentile,

@@ -9,43 +9,24 @@ read by it through ``Settings.option``.
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_toolcall.core import registry
-from pytest_toolcall.core.benchmark import is_module_nodeid
+from pytest_toolcall.config import registry
+from pytest_toolcall.core.protocol.benchmark import is_module_nodeid
+from pytest_toolcall.core.protocol.options import Option, one_of, parse_choices, parse_number, usage_error
+from pytest_toolcall.core.safety.urls import redact_url
 
 ORACLE = "oracle"
 MODES = ("read-write", "reuse", "read-only", "replay", "off")
 #: The modes that write what arrives to the store.
 WRITING_MODES = ("read-write", "reuse")
-
-
-@dataclass(frozen=True)
-class Option:
-    name: str  # without the --toolcall- prefix
-    help: str
-    default: str | None = None
-    env: str | None = None
-    ini: bool = True
-    metavar: str | None = None
-    #: The value names a model (so the run may reach the network for it).
-    names_model: bool = False
-    #: Giving the option selects its benchmark when --toolcall-bench is not given.
-    selects: bool = False
-    #: The value given when the flag stands alone (``--toolcall-fail-on-regression``): the value is optional.
-    const: str | None = None
-
-    @property
-    def dest(self) -> str:
-        return "toolcall_" + self.name.replace("-", "_")
 
 
 OPTIONS = (
@@ -317,8 +298,8 @@ class Settings:
             shard=parse_shard(raw["shard"]),
             cache_max_age=parse_duration("cache-max-age", raw["cache-max-age"]),
             benchmark_items_only=items_only,
-            stream=_one_of("stream", _given(raw, "stream"), ("off", "on", "both")),
-            api=_one_of("api", _given(raw, "api"), ("chat", "responses")),
+            stream=one_of("stream", _given(raw, "stream"), ("off", "on", "both")),
+            api=one_of("api", _given(raw, "api"), ("chat", "responses")),
         )
 
 
@@ -379,88 +360,6 @@ def _given(raw: Mapping[str, str | None], name: str) -> str:
 MAX_REPEAT = 1000
 MAX_CONCURRENCY = 1024
 MAX_RETRIES = 100
-
-
-def usage_error(name: str, message: str) -> pytest.UsageError:
-    return pytest.UsageError(f"--toolcall-{name}: {message}")
-
-
-def parse_choices(name: str, value: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
-    chosen = tuple(dict.fromkeys(v.strip() for v in value.split(",") if v.strip()))
-    unknown = [v for v in chosen if v not in allowed]
-    if unknown or not chosen:
-        raise usage_error(name, f"unknown value {', '.join(unknown) or repr(value)}; choose from {', '.join(allowed)}")
-    return chosen
-
-
-def _one_of(name: str, value: str, allowed: tuple[str, ...]) -> str:
-    chosen = parse_choices(name, value, allowed)
-    if len(chosen) > 1:
-        raise usage_error(name, f"one value, not {value!r}; choose from {', '.join(allowed)}")
-    return chosen[0]
-
-
-def parse_number(
-    name: str,
-    value: str | None,
-    kind: Callable[[str], Any],
-    *,
-    minimum: float,
-    maximum: float | None = None,
-    none: str | None = None,
-) -> Any:
-    if value is None or (none is not None and str(value).strip().lower() == none):
-        return None
-    try:
-        number = kind(str(value))
-    except ValueError:
-        raise usage_error(name, f"expected a{'n integer' if kind is int else ' number'}, got {value!r}") from None
-    # float() takes "nan" and "inf": neither is a setting anyone means, and nan passes every comparison.
-    if not math.isfinite(number):
-        raise usage_error(name, f"expected a finite number, got {value!r}")
-    if number < minimum:
-        raise usage_error(name, f"must be at least {minimum}, got {value!r}")
-    if maximum is not None and number > maximum:
-        raise usage_error(name, f"must be at most {maximum}, got {value!r}")
-    return number
-
-
-_URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]*@")
-# A query value of a URL (``?api-key=VALUE&...``): keys are sent in query strings too (Azure-style
-# ``api-key``, signed URLs), and nothing tells a credential from a version number, so every value is
-# hidden.
-_QUERY_VALUES = re.compile(r"(?<=[?&;])([^=&;#\s]*)=([^&;#\s]*)")
-_CREDENTIAL_NAME = re.compile(r"key|token|secret|sig|pass|auth|cred|session|code", re.IGNORECASE)
-
-
-def redact_url(url: str | None) -> str | None:
-    """``url`` without the credentials of its authority (``http://user:KEY@host`` -> ``http://***@host``)
-    and without the values of its query (``?api-key=KEY`` -> ``?api-key=***``): what is printed,
-    reported or named in a file name; the real URL is only ever sent."""
-    if not url or "://" not in url:
-        return url
-    base, mark, query = url.partition("?")
-    base = _URL_CREDENTIALS.sub("***@", base)
-    hidden = _QUERY_VALUES.sub(lambda m: f"{m.group(1)}=***" if m.group(2) else m.group(0), mark + query)
-    return base + hidden
-
-
-def url_secrets(url: str | None) -> list[str]:
-    """The user name, password and query values written in ``url``, to be masked wherever text may
-    echo them."""
-    from urllib.parse import unquote
-
-    base, _, query = (url or "").partition("?")
-    match = _URL_CREDENTIALS.search(base)
-    parts = []
-    if match is not None:
-        userinfo = match.group(0)[:-1]
-        parts += [userinfo, *userinfo.split(":", 1)]
-    # Masking changes what a model said (and its score) wherever the text recurs: only query values
-    # that can be credentials (a credential-like name, or long), not ``api-version=2024-06-01``.
-    values = _QUERY_VALUES.findall("?" + query.partition("#")[0])
-    parts += [value for key, value in values if _CREDENTIAL_NAME.search(key) or len(value) >= 16]
-    return sorted({text for part in parts for text in {part, unquote(part)} if len(text) >= 4}, key=len, reverse=True)
 
 
 def _base_url(value: str | None) -> str | None:

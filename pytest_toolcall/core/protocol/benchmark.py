@@ -4,7 +4,7 @@ A benchmark turns its data into *units* (one pytest item each, ``load``), says w
 for a unit (``plan``) and scores the answer into a ``Verdict`` (``score``): those three are required.
 Everything else has a default here that works for any benchmark whose unit passes or fails: the
 metrics block (per-category accuracy with its interval, OVERALL, the official value, repeats and
-flaky units, failure kinds, what is missing: ``core.blocks``), its terminal table, its gate names
+flaky units, failure kinds, what is missing: ``core.protocol.blocks``), its terminal table, its gate names
 and values, its JUnit properties and the paired comparison against a baseline. A benchmark overrides
 only what is its own (ACEBench's weighted groups, general_fc's F1, BFCL's official summary scores).
 Collection, model access, the response store, records, the JSON report, JUnit and the gate only ever
@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from pytest_toolcall.core.settings import Option, Settings
-    from pytest_toolcall.core.tables import Part
-    from pytest_toolcall.core.types import ChatRequest, Model
+    from pytest_toolcall.core.protocol.options import BenchmarkSettings, Option
+    from pytest_toolcall.core.protocol.tables import Part
+    from pytest_toolcall.core.protocol.types import ChatRequest, Model
 
 #: The node id of the module node that holds every benchmark item.
 MODULE_NODEID = "toolcall"
@@ -241,7 +241,7 @@ class Benchmark(ABC):
     #: is loaded). Empty: ``overall`` and any other name (a category), looked up when the gate runs.
     gate_metrics: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: BenchmarkSettings) -> None:
         """Read and check the benchmark's options (``settings.option(name)``); raise
         ``pytest.UsageError`` for a bad value, before anything runs."""
         self.settings = settings
@@ -347,8 +347,8 @@ class Benchmark(ABC):
 
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         """Metrics blocks (name -> block) from the records of this benchmark's units. Default: the
-        accuracy block of ``core.blocks`` per ``block_of``; no block without records."""
-        from pytest_toolcall.core.blocks import accuracy_block
+        accuracy block of ``core.protocol.blocks`` per ``block_of``; no block without records."""
+        from pytest_toolcall.core.protocol.blocks import accuracy_block
 
         by_block: dict[str, list[dict[str, Any]]] = {}
         for record in records:
@@ -367,16 +367,16 @@ class Benchmark(ABC):
         self.sizes_by_block = {str(b): {str(c): int(n) for c, n in cats.items()} for b, cats in sizes.items()}
 
     def summary_parts(self, name: str, block: dict[str, Any]) -> list[Part]:
-        """The summary of one metrics block: text lines and tables (``core.tables.Table``), which the
+        """The summary of one metrics block: text lines and tables (``core.protocol.tables.Table``), which the
         terminal renders with tabulate and the GitHub step summary as markdown tables. Default:
-        ``core.tables.default_parts``."""
-        from pytest_toolcall.core.tables import default_parts
+        ``core.protocol.tables.default_parts``."""
+        from pytest_toolcall.core.protocol.tables import default_parts
 
         return default_parts(block)
 
     def summary(self, name: str, block: dict[str, Any]) -> list[str]:
         """Terminal lines of one metrics block: its ``summary_parts`` rendered (override those)."""
-        from pytest_toolcall.core.tables import render
+        from pytest_toolcall.core.protocol.tables import render
 
         return render(self.summary_parts(name, block))
 
@@ -415,10 +415,10 @@ class Benchmark(ABC):
     @classmethod
     def gate_values(cls, name: str, metrics: dict[str, dict[str, Any]]) -> list[tuple[str, float | None]]:
         """(label, value) of a claimed metric in every block it applies to; None: not measured.
-        Default: ``core.blocks.block_value`` in the named block, or in each block of the benchmark.
+        Default: ``core.protocol.blocks.block_value`` in the named block, or in each block of the benchmark.
         The gate hands in views of the blocks (lower bounds, official values), so a value read here
-        is gated on its interval and its official value by the naming rules of ``core.blocks``."""
-        from pytest_toolcall.core.blocks import block_value
+        is gated on its interval and its official value by the naming rules of ``core.protocol.blocks``."""
+        from pytest_toolcall.core.protocol.blocks import block_value
 
         prefix, _, metric = name.partition(".")
         own = sorted(b for b in metrics if b == cls.name or b.startswith(f"{cls.name}/"))
@@ -433,7 +433,7 @@ class Benchmark(ABC):
         """The metrics of a block that the comparison tests, each as unit weights (unit key ->
         weight, summing to 1) over ``units``, the units both runs share (key -> a record of it).
         Default: each category (its units alike) and ``overall`` (every unit alike)."""
-        from pytest_toolcall.core.comparison import unit_weights
+        from pytest_toolcall.core.stats.comparison import unit_weights
 
         by_category: dict[str, list[str]] = {}
         for key, record in sorted(units.items()):
@@ -453,18 +453,18 @@ class Benchmark(ABC):
         blocks: dict[str, dict[str, Any]],
     ) -> dict[str, dict[str, Any]]:
         """This benchmark's metrics against a baseline run (``--toolcall-baseline``): full metric name
-        (``<block>.<metric>``) -> ``core.comparison.compare_metric``'s fields plus ``gated`` (a
+        (``<block>.<metric>``) -> ``core.stats.comparison.compare_metric``'s fields plus ``gated`` (a
         metric of ``gated_metrics``). ``baseline_samples`` and ``samples`` are this benchmark's;
         ``baseline_metrics`` every block of the baseline, ``blocks`` this run's blocks of it.
 
         Default: per block, the units both runs share, the metrics of ``comparison_weights`` tested
-        by the paired test of ``core.comparison`` (McNemar's exact test on units run once and
+        by the paired test of ``core.stats.comparison`` (McNemar's exact test on units run once and
         weighing alike, the sign-flip test otherwise: repeats, weighted groups). The values shown are
         the blocks' own when both ran whole (not partial, no errors), else the weighted means over
         the shared units."""
-        from pytest_toolcall.core.blocks import reported_values
-        from pytest_toolcall.core.comparison import compare_metrics
-        from pytest_toolcall.core.statistics import attempt_scores, unit_key, unit_means
+        from pytest_toolcall.core.protocol.blocks import reported_values
+        from pytest_toolcall.core.stats.comparison import compare_metrics
+        from pytest_toolcall.core.stats.estimates import attempt_scores, unit_key, unit_means
 
         changes: dict[str, dict[str, Any]] = {}
         for block in sorted({self.block_of(s) for s in samples}):

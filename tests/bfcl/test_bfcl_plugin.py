@@ -202,6 +202,8 @@ def test_gate_names(pytester: pytest.Pytester, thresholds: str, exit_code: int, 
 
 def test_gate_name_ownership() -> None:
     assert BFCL.claims_metric("bfcl.overall") and BFCL.claims_metric("bfcl.live_multiple")
+    for name in ("bfcl.overall_v4", "bfcl.memory", "bfcl.memory_kv", "bfcl.format_robustness"):
+        assert BFCL.claims_metric(name)
     assert not BFCL.claims_metric("overall") and not BFCL.claims_metric("general_fc.tool_call_f1")
     with pytest.raises(ValueError, match=r"unknown BFCL metric 'bfcl\.simple'"):
         BFCL.claims_metric("bfcl.simple")
@@ -257,6 +259,8 @@ def test_errors_are_counted_apart_and_make_the_scores_partial() -> None:
         ("--toolcall-bfcl-categories=simple", "--toolcall-bfcl-categories: unknown value simple"),
         ("--toolcall-bfcl-categories=web_search", "--toolcall-bfcl-categories: unknown value web_search"),
         ("--toolcall-fail-under=bfcl.web_search=0.5", "unknown BFCL metric 'bfcl.web_search'"),
+        ("--toolcall-bfcl-categories=format_sensitivity", "format_sensitivity runs in prompting mode only"),
+        ("--toolcall-bfcl-empty-tool-calls=maybe", "--toolcall-bfcl-empty-tool-calls: unknown value maybe"),
     ],
 )
 def test_usage_errors(pytester: pytest.Pytester, option: str, message: str) -> None:

@@ -70,6 +70,8 @@ def group_of(category: str) -> str:
 
 class BFCL(Benchmark):
     name = "bfcl"
+    #: The output hooks: ``pytest-toolcall export --format bfcl-scores`` (the official score files).
+    hooks: ClassVar[str | None] = "pytest_toolcall.benchmarks.bfcl.export"
     markers: ClassVar[Mapping[str, str]] = {
         "non_live": "BFCL non-live category",
         "live": "BFCL live category",

@@ -268,7 +268,8 @@ def bfcl_metrics(records: Iterable[Mapping[str, Any]], sizes: Mapping[str, int],
             "ceiling": sum(ceilings) / len(ceilings) if ceilings else None,
         }
     counts = {name: CategoryScore(m["passed"], m["n"]) for name, m in categories.items() if name != FORMAT_SENSITIVITY}
-    missing = [name for name in ALL_CATEGORIES if name not in categories]
+    # Format sensitivity is asked in prompting mode only (as officially): in fc mode it is not missing.
+    missing = [n for n in ALL_CATEGORIES if n not in categories and not (n == FORMAT_SENSITIVITY and mode == "fc")]
     short = [name for name, m in categories.items() if m["n"] < sizes.get(name, m["n"])]
     errored = [name for name, m in categories.items() if m["errors"]]
     incomplete = set(short) | set(errored)

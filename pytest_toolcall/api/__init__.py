@@ -1,8 +1,9 @@
 """The public API of pytest-toolcall: everything a third-party benchmark or a user's test needs.
 
 A benchmark (``docs/writing-a-benchmark.md``) subclasses ``Benchmark`` and implements ``load``,
-``plan`` and ``score``; the metrics block, its table, gate names and values, JUnit properties and the
-comparison with a baseline come from the defaults, built from the helpers exported here. A user's test
+``plan`` and ``score``, and declares what it measures (``Metrics``: rows, groups and weights, the
+repeats' reducer); the metrics block, its table, gate names and values, JUnit properties and the
+comparison with a baseline are derived from that declaration. A user's test
 asserts on an answer with ``assert_tool_calls`` (imported on first use, like the response types: they
 need YAML and jsonschema). Names not listed in ``__all__`` are internal and may change.
 
@@ -63,6 +64,18 @@ from pytest_toolcall.core.protocol.failure_kinds import (
     failure_kind_line,
     has_tool_markup,
 )
+from pytest_toolcall.core.protocol.metrics import (
+    Column,
+    Group,
+    Metrics,
+    Overall,
+    Rows,
+    block_metrics,
+    derive_block,
+    gate_names,
+    group_shares,
+    metric_value,
+)
 from pytest_toolcall.core.protocol.options import Option, parse_choices, parse_number, usage_error
 from pytest_toolcall.core.protocol.tables import (
     Part,
@@ -78,6 +91,7 @@ from pytest_toolcall.core.protocol.types import ChatRequest, ChatResponse, Model
 from pytest_toolcall.core.stats.comparison import compare_metric, compare_metrics, mcnemar_exact, unit_weights
 from pytest_toolcall.core.stats.estimates import pass_hat_k, wilson
 from pytest_toolcall.core.stats.intervals import accuracy_interval, as_list, category_fields, repeat_fields
+from pytest_toolcall.core.stats.repeats import MAJORITY, MEAN, PASS_HAT_K, Reducer
 
 _LAZY = {
     "assert_tool_calls": "pytest_toolcall.benchmarks.cases.assertions",
@@ -111,6 +125,21 @@ __all__ = [
     "ChatResponse",
     "Model",
     "RequestError",
+    # metrics, declared
+    "Metrics",
+    "Rows",
+    "Column",
+    "Group",
+    "Overall",
+    "Reducer",
+    "MEAN",
+    "PASS_HAT_K",
+    "MAJORITY",
+    "gate_names",
+    "derive_block",
+    "group_shares",
+    "block_metrics",
+    "metric_value",
     # metrics blocks
     "BlockError",
     "accuracy_block",

@@ -98,7 +98,7 @@ def test_errors_count_against_accuracy_and_mark_the_run_partial() -> None:
         ("overall=x", "is not a number"),
         ("overall=2", "between 0 and 1"),
         ("fr.overall=0.5", "unknown language 'fr'"),
-        ("general_fc.f1=0.5", "unknown general_fc metric 'f1'"),
+        ("general_fc.f1=0.5", "unknown metric 'general_fc.f1'"),
         ("", "no threshold"),
     ],
 )

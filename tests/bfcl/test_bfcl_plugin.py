@@ -117,7 +117,11 @@ def test_oracle_run_of_the_v4_parts(pytester: pytest.Pytester) -> None:
     assert block["categories"]["memory_kv"]["accuracy"] == block["categories"]["memory_rec_sum"]["accuracy"] == 1.0
     # Memory counts vector as 0 officially (not measured), agentic counts web search as 0.
     assert block["scores"]["memory"] == {"value": 1.0, "official": pytest.approx(2 / 3), "partial": True}
-    assert block["overall_v4"] == 1.0 and block["overall_v4_official"] == pytest.approx(0.40 * (2 / 3) / 2)
+    assert block["scores"]["overall_v4"] == {
+        "value": 1.0,
+        "official": pytest.approx(0.40 * (2 / 3) / 2),
+        "partial": True,
+    }
     assert block["overall"] is None  # BFCL V3's parts did not run
     spread = block["format_sensitivity"]
     json_formats = [name for name in spread["by_format"] if name.startswith("ret_fmt=json")]
@@ -235,7 +239,7 @@ def test_gate_name_ownership() -> None:
     for name in ("bfcl.overall_v4", "bfcl.memory", "bfcl.memory_kv", "bfcl.format_robustness"):
         assert BFCL.claims_metric(name)
     assert not BFCL.claims_metric("overall") and not BFCL.claims_metric("general_fc.tool_call_f1")
-    with pytest.raises(ValueError, match=r"unknown BFCL metric 'bfcl\.simple'"):
+    with pytest.raises(ValueError, match=r"unknown metric 'bfcl\.simple'"):
         BFCL.claims_metric("bfcl.simple")
     # Every benchmark agrees on who owns what (ACEBench owns the unprefixed names).
     (threshold,) = gate.parse_thresholds("bfcl.irrelevance=0.5")
@@ -250,6 +254,8 @@ def test_gate_name_ownership() -> None:
     metrics = {"bfcl": bfcl_metrics(records, {}, "fc")}
     assert BFCL.gate_values("bfcl.irrelevance", metrics) == [("bfcl.irrelevance", 1.0)]
     assert metrics["bfcl"]["scores"]["irrelevance"]["value"] == 0.5
+    # ... and the summary score is bfcl.group.irrelevance, in the gate as in the comparison.
+    assert BFCL.gate_values("bfcl.group.irrelevance", metrics) == [("bfcl.group.irrelevance", 0.5)]
     assert BFCL.gate_values("bfcl.overall", {}) == [("bfcl.overall", None)]
 
 
@@ -288,7 +294,7 @@ def test_errors_are_counted_apart_and_make_the_scores_partial() -> None:
         ("--toolcall-bfcl-mode=fc,prompting", "--toolcall-bfcl-mode: one mode"),
         ("--toolcall-bfcl-categories=simple", "--toolcall-bfcl-categories: unknown value simple"),
         ("--toolcall-bfcl-categories=web_search", "--toolcall-bfcl-categories: unknown value web_search"),
-        ("--toolcall-fail-under=bfcl.web_search=0.5", "unknown BFCL metric 'bfcl.web_search'"),
+        ("--toolcall-fail-under=bfcl.web_search=0.5", "unknown metric 'bfcl.web_search'"),
         ("--toolcall-bfcl-categories=format_sensitivity", "format_sensitivity runs in prompting mode only"),
         ("--toolcall-bfcl-empty-tool-calls=maybe", "--toolcall-bfcl-empty-tool-calls: unknown value maybe"),
     ],

@@ -4,7 +4,23 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_toolcall.benchmarks.cases.metrics import cases_metrics, gate_names, gate_value
+from pytest_toolcall.api import block_metrics
+from pytest_toolcall.benchmarks.cases.benchmark import Cases
+from pytest_toolcall.benchmarks.cases.metrics import cases_metrics
+
+
+def gate_names(block: dict) -> list[str]:
+    """The gate names of a block, as the declaration derives them."""
+    return [f"cases.{metric}" for metric in block_metrics(Cases.metrics, block)]
+
+
+def gate_value(name: str, block: dict) -> float | None:
+    """The value a gate reads for a name (None: not the cases', or not measured)."""
+    try:
+        return Cases.gate_values(name, {"cases": block})[0][1]
+    except ValueError:  # a name of the cases that they do not measure
+        return None
+
 
 RECORDS = [
     {"file": "tests/weather.toolcall.yaml", "tags": ["weather", "smoke"], "outcome": "passed"},

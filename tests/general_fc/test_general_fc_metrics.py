@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -232,13 +233,24 @@ def test_agreement_official_counts_a_failed_request_as_no_call() -> None:
 
 def test_agreement_interval_under_repeats_takes_each_line_as_a_unit() -> None:
     """Each line agrees in one attempt of two: every resample of lines has the mean 0.5, so the
-    interval is [0.5, 0.5]; over 12 independent attempts Wilson would be wide."""
+    bootstrap over lines is [0.5, 0.5]; but 6 lines justify no narrower interval than Wilson's for 3
+    of 6 (the lines as units, each at its mean), and 12 independent attempts (Wilson 6 of 12) would
+    claim a narrower one."""
     records = [
         sample(pred, i, repeat=k, reference_calls=True) for i in range(6) for k, pred in enumerate((True, False), 1)
     ]
     fields = agreement_fields(records)
     assert fields["agreement"] == 0.5
-    assert fields["agreement_ci95"] == [0.5, 0.5]
+
+    def wilson_by_hand(k: float, n: int) -> list[float]:
+        z, p = 1.96, k / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+        return [centre - half, centre + half]
+
+    assert fields["agreement_ci95"] == pytest.approx(wilson_by_hand(3, 6))
+    lo, hi = fields["agreement_ci95"]
+    assert hi - lo > wilson_by_hand(6, 12)[1] - wilson_by_hand(6, 12)[0]
 
 
 def test_agreement_with_nothing_paired_is_not_measured() -> None:

@@ -148,3 +148,60 @@ def test_ci_workflow_check_finds_an_unknown_option(tmp_path: Path) -> None:
     )
     with pytest.raises(AssertionError, match="--toolcall-modle is not an option"):
         test_ci_workflow_uses_only_what_exists(bad)
+
+
+# --- the lists the docs keep ---------------------------------------------------------------------------
+
+BUILT_IN = ("acebench", "general_fc", "bfcl", "tau2", "cases", "conformance")
+#: pytest's own marks: registered by pytest itself.
+PYTEST_MARKS = frozenset({"parametrize", "skip", "skipif", "xfail", "usefixtures", "filterwarnings"})
+
+
+def test_every_built_in_benchmark_is_where_the_docs_list_the_benchmarks() -> None:
+    from pytest_toolcall.config import registry
+
+    assert set(BUILT_IN) <= set(registry.benchmark_classes())
+    readme = README.read_text(encoding="utf-8")
+    options = (ROOT / "docs" / "options.md").read_text(encoding="utf-8")
+    bench_line = options[options.index("- `--toolcall-bench LIST`:") :].split("\n- ", 1)[0]
+    for name in BUILT_IN:
+        assert f"| `{name}` |" in readme, f"README's benchmark table lacks {name}"
+        assert f"`{name}`" in bench_line, f"docs/options.md's --toolcall-bench list lacks {name}"
+
+
+def test_every_expect_key_of_the_case_format_is_documented() -> None:
+    import json
+
+    schema = json.loads((ROOT / "pytest_toolcall" / "benchmarks" / "cases" / "case_file.schema.json").read_text())
+    keys = set(schema["$defs"]["expect"]["properties"])
+    assert {"calls", "status", "max_calls", "trajectory", "final"} <= keys  # the reading itself
+    text = (ROOT / "examples" / "cases" / "README.md").read_text(encoding="utf-8")
+    missing = sorted(k for k in keys if f"`{k}" not in text)
+    assert not missing, f"examples/cases/README.md does not document expect keys {missing}"
+
+
+def marks_used(text: str) -> set[str]:
+    return set(re.findall(r"@pytest\.mark\.(\w+)", text))
+
+
+def registered_marks(text: str) -> set[str]:
+    """Marks a text registers itself (``markers = ["smoke: ..."]``, ``addinivalue_line("markers", "smoke: ...")``)."""
+    return set(re.findall(r"[\"'](\w+):[^\"']*[\"']", text))
+
+
+EXAMPLE_CODE = sorted(p for p in (ROOT / "examples").rglob("*.py") if "build" not in p.relative_to(ROOT).parts)
+
+
+@pytest.mark.parametrize("doc", [*DOCS, *EXAMPLE_CODE], ids=lambda p: str(p.relative_to(ROOT)))
+def test_examples_use_only_registered_marks(doc: Path) -> None:
+    # A mark nobody registered warns (and fails under --strict-markers): an example must not teach it.
+    text = doc.read_text(encoding="utf-8")
+    own = registered_marks(text) | registered_marks((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    unknown = sorted(marks_used(text) - PYTEST_MARKS - own - set(BUILT_IN))
+    assert not unknown, f"{doc.relative_to(ROOT)} uses marks nobody registers: {unknown}"
+
+
+def test_the_marks_check_finds_an_unregistered_mark() -> None:
+    assert marks_used("@pytest.mark.smoke\ndef test(): ...") == {"smoke"}
+    assert registered_marks('markers = ["smoke: quick checks"]') == {"smoke"}
+    assert registered_marks("@pytest.mark.smoke") == set()

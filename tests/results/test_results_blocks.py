@@ -9,7 +9,18 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.api import Benchmark, BlockError, Loaded, Unit, Verdict, accuracy_block, check_blocks
+from pytest_toolcall.api import (
+    Benchmark,
+    BlockError,
+    Loaded,
+    Metrics,
+    Rows,
+    Unit,
+    Verdict,
+    accuracy_block,
+    check_blocks,
+    gate_names,
+)
 from pytest_toolcall.results.gate import evaluate, parse_thresholds
 from pytest_toolcall.runner.collect import limited
 
@@ -155,12 +166,13 @@ def test_default_gate_names_and_values() -> None:
     assert Toy.gate_values("toy/zh.overall", two) == [("toy/zh.overall", 0.25)]
 
 
-def test_gate_metrics_refuse_unknown_names_at_start_up() -> None:
+def test_declared_rows_refuse_unknown_names_at_start_up() -> None:
     class Named(Toy):
         name = "named"
-        gate_metrics = ("overall", "a")
+        metrics = Metrics(rows=(Rows(names=("a",)),))
 
-    with pytest.raises(ValueError, match=r"unknown named metric 'named.f1'; use named.overall, named.a"):
+    assert gate_names(Named) == ("named.overall", "named.a")
+    with pytest.raises(ValueError, match=r"unknown metric 'named.f1'; named measures named.overall, named.a"):
         Named.claims_metric("named.f1")
 
 

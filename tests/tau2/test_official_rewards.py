@@ -142,3 +142,55 @@ def test_every_reference_passes_officially() -> None:
     gold = {(row["domain"], row["task_id"]): row["reward"] for row in expected().values() if row.get("kind") == "gold"}
     assert Counter(domain for domain, _ in gold) == {"airline": 50, "retail": 114, "telecom": 114}
     assert set(gold.values()) == {1.0}
+
+
+def test_every_component_at_zero_says_what_differed(simulations: list) -> None:
+    from pytest_toolcall.benchmarks.tau2.evaluation import failures
+
+    seen: Counter[str] = Counter()
+    for sim in simulations:
+        reward = evaluate(sim.domain, sim.task, sim.messages, sim.termination_reason, stand_in_judge)
+        zero = sorted(name for name, value in reward.breakdown.items() if value == 0.0)
+        lines = failures(reward)
+        for component in zero:
+            named = [line for line in lines if line.startswith(f"{component}: ")]
+            assert named, (sim.simulation_id, component, lines)
+            seen[component] += 1
+        if "DB" in zero:
+            # A concrete entry (table/key) or the user's device, never only "it differs".
+            assert any("/" in line or "user device" in line for line in lines if line.startswith("DB: ")), lines
+        for line in lines:
+            if line.startswith("ACTION: "):
+                action = next(a for a in sim.task["evaluation_criteria"]["actions"] if f"expected {a['name']}(" in line)
+                assert action["name"] in line
+    assert seen, "no simulation failed a component: the reading is wrong"
+
+
+def test_a_wrong_argument_names_the_entry_the_action_and_the_closest_call() -> None:
+    from pytest_toolcall.benchmarks.tau2.evaluation import failures
+
+    task = {
+        "id": "t",
+        "evaluation_criteria": {
+            "reward_basis": ["DB", "ACTION"],
+            "actions": [
+                {"action_id": "a", "name": "cancel_reservation", "arguments": {"reservation_id": "4WQ150"}},
+            ],
+        },
+    }
+    call = {"id": "c1", "name": "cancel_reservation", "arguments": {"reservation_id": "VAAOXJ"}}
+    messages = [
+        {"role": "user", "content": "cancel 4WQ150"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "id": "c1", "content": "{}"},
+        {"role": "user", "content": "###STOP###"},
+    ]
+    reward = evaluate("airline", task, messages, "user_stop")
+    assert reward.breakdown == {"DB": 0.0, "ACTION": 0.0}
+    lines = failures(reward)
+    assert 'DB: reservations/4WQ150/status: ours null, gold "cancelled"' in lines  # (an active one has no status)
+    assert 'DB: reservations/VAAOXJ/status: ours "cancelled", gold null' in lines
+    assert (
+        'ACTION: expected cancel_reservation(reservation_id="4WQ150") not matched; closest '
+        'cancel_reservation(reservation_id="VAAOXJ") differs in reservation_id'
+    ) in lines

@@ -235,6 +235,11 @@ def test_regrading_a_results_file(pytester: pytest.Pytester, tmp_path: Path, dom
             assert (sample["reward"], sample["reward_breakdown"]) == (official["reward"], official["breakdown"]), key
         want_outcome = {None: "skipped", 0.0: "failed"}.get(sample["reward"], "passed")
         assert sample["outcome"] == want_outcome, key
+        zero = [name for name, value in sample["reward_breakdown"].items() if value == 0.0]
+        if zero:  # the record, the item's line and its message name what differed
+            named = {line.split(":", 1)[0] for line in sample["failed_checks"]}
+            assert set(zero) <= named, (key, sample["failed_checks"])
+            assert sample["failed_checks"][0] in sample["reason"] and "what differed:" in sample["explanation"]
     assert result.ret in (0, 1)
 
 

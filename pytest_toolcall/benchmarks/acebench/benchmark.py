@@ -1,4 +1,5 @@
-"""ACEBench behind the benchmark protocol: units, requests, verdicts, metrics, summary, gate names.
+"""ACEBench behind the benchmark protocol: units, requests, verdicts and its summary table; its metrics
+and gate names are declared (``metrics.METRICS``).
 
 A unit is an ACEBench sample, a whole normal multi-turn dialogue (teacher-forced steps, one request
 each) or an agent dialogue (run against the simulated APIs on a thread of its own).
@@ -35,18 +36,15 @@ from pytest_toolcall.api import (
 from pytest_toolcall.api.text import one_line
 from pytest_toolcall.benchmarks.acebench.dataset import (
     CATEGORIES,
-    GROUPS,
     LANGUAGES,
-    OVERALL_WEIGHTS,
     DataError,
     Sample,
     family,
 )
+from pytest_toolcall.benchmarks.acebench.metrics import METRICS
 
 #: The pinned data root shipped in the package (chenchen0103/ACEBench@56dd66c, MIT).
 SHIPPED_ROOT = Path(__file__).with_name("data")
-ALIASES = {"normal_atom": "atom", "normal_single_turn": "single_turn", "normal_multi_turn": "multi_turn"}
-METRIC_NAMES = {"overall", *GROUPS, *ALIASES, *CATEGORIES}
 #: Expected requests of an agent dialogue (a few tool rounds per turn, user turns between), for
 #: balancing shards before any latency is recorded.
 AGENT_COST = 12.0
@@ -58,6 +56,7 @@ NO_USER = (
 
 class ACEBench(Benchmark):
     name = "acebench"
+    metrics = METRICS
     markers: ClassVar[Mapping[str, str]] = {
         "normal": "ACEBench normal category",
         "special": "ACEBench special category",
@@ -104,9 +103,6 @@ class ACEBench(Benchmark):
         step_lang = parse_choices("step-prompt-lang", option("step-prompt-lang"), ("sample", *LANGUAGES))[0]
         self.step_prompt_lang = None if step_lang == "sample" else step_lang
         self.max_turns = parse_number("max-dialog-turns", option("max-dialog-turns"), int, minimum=1, maximum=1000)
-        #: Units per (language, category) in the data, before --toolcall-limit: a short category
-        #: makes the block partial.
-        self.sizes: dict[tuple[str, str], int] = {}
         self._prompts: Any = None
         self._reference_failures: dict[str, str | None] = {}
 
@@ -149,7 +145,6 @@ class ACEBench(Benchmark):
                 except DataError as exc:
                     loaded.problems.append((f"acebench[{lang}/{category}]", str(exc)))
                     continue
-                self.sizes[(lang, category)] = len(samples)
                 loaded.units += [self.unit(sample) for sample in samples]
         return loaded
 
@@ -300,75 +295,10 @@ class ACEBench(Benchmark):
 
     # --- results ---------------------------------------------------------------------------------
 
-    def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        from pytest_toolcall.benchmarks.acebench.metrics import acebench_metrics
-
-        return acebench_metrics(records, self.sizes)
-
-    def aggregate_context(self) -> dict[str, Any]:
-        return {"sizes": {f"{lang}/{category}": size for (lang, category), size in sorted(self.sizes.items())}}
-
-    def restore_aggregate_context(self, context: dict[str, Any]) -> None:
-        sizes = context.get("sizes", {})
-        self.sizes = {tuple(key.split("/", 1)): int(size) for key, size in sizes.items()}
-
     def summary_parts(self, name: str, block: dict[str, Any]) -> list[Part]:
         from pytest_toolcall.benchmarks.acebench.summary import acebench_table
 
         return acebench_table(block)
-
-    def block_of(self, record: Mapping[str, Any]) -> str:
-        """One block per language."""
-        return f"acebench/{record.get('lang')}"
-
-    def comparison_weights(self, block: str, units: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, float]]:
-        """Every category, group and OVERALL (OVERALL gated), weighted as the official groups are."""
-        from pytest_toolcall.api.statistics import grouped_weights
-
-        by_category: dict[str, list[str]] = {}
-        for key, record in sorted(units.items()):
-            by_category.setdefault(str(record.get("category")), []).append(key)
-        return grouped_weights(dict(sorted(by_category.items())), GROUPS, OVERALL_WEIGHTS)
-
-    @classmethod
-    def claims_metric(cls, name: str) -> bool:
-        """``overall``, a group or a category, optionally after ``<lang>.`` or ``acebench/<lang>.``."""
-        explicit = name.startswith("acebench/")
-        lang, _, metric = name.removeprefix("acebench/").rpartition(".")
-        if lang and lang not in LANGUAGES:
-            # (another benchmark's ``<name>.<metric>`` never reaches here: the gate asks the
-            # benchmark a name's prefix names first)
-            raise ValueError(f"unknown language {lang!r} in {name!r}")
-        if metric not in METRIC_NAMES:
-            if explicit or lang:
-                raise ValueError(f"unknown metric {name!r}; use overall, a group ({', '.join(GROUPS)}) or a category")
-            return False
-        return True
-
-    @classmethod
-    def gate_values(cls, name: str, metrics: dict[str, dict[str, Any]]) -> list[tuple[str, float | None]]:
-        """Unprefixed names must hold in every language run."""
-        from pytest_toolcall.api import block_value
-
-        lang, _, metric = name.removeprefix("acebench/").rpartition(".")
-        metric = ALIASES.get(metric, metric)
-        langs = [lang] if lang else sorted(k.removeprefix("acebench/") for k in metrics if k.startswith("acebench/"))
-        if not langs:
-            return [(name, None)]
-        values = []
-        for language in langs:
-            block = metrics.get(f"acebench/{language}")
-            values.append((f"acebench/{language} {metric}", block_value(block, metric)))
-        return values
-
-    def suite_properties(self, name: str, block: dict[str, Any]) -> list[tuple[str, Any]]:
-        props: list[tuple[str, Any]] = [(f"{name}.overall", block["overall"]), (f"{name}.partial", block["partial"])]
-        props += [(f"{name}.{g}", v) for g, v in block["groups"].items() if v is not None]
-        for category, m in block["categories"].items():
-            props.append((f"{name}.{category}.accuracy", m["accuracy"]))
-            if m["process_acc"] is not None:
-                props.append((f"{name}.{category}.process_acc", m["process_acc"]))
-        return props
 
 
 def _speaker(model: Model, sampling: dict[str, Any]) -> Callable[[list[dict[str, Any]]], str]:

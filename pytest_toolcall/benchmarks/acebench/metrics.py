@@ -1,4 +1,5 @@
-"""ACEBench aggregates: per-category accuracies, the official groups and OVERALL.
+"""ACEBench's metrics, declared (``METRICS``): per-category accuracies, the official groups and OVERALL,
+derived by the generic layer (``pytest_toolcall.api.derive_block``).
 
 Rounding follows the official code at every level: normal and agent categories are rounded to 3
 decimals, special ones are not; groups are unweighted means of category accuracies; the official
@@ -15,108 +16,45 @@ category and the block carry ``pass_hat_k`` and their flaky units.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
-from pytest_toolcall.api import failure_kind_counts
-from pytest_toolcall.api.statistics import as_list, category_fields, group_intervals, repeat_fields, unit_means_by
-from pytest_toolcall.benchmarks.acebench.dataset import CATEGORIES, GROUPS, OVERALL_WEIGHTS, family
+from pytest_toolcall.api import Column, Group, Metrics, Overall, Rows, derive_block
+from pytest_toolcall.benchmarks.acebench.dataset import CATEGORIES, GROUPS, LANGUAGES, OVERALL_WEIGHTS, family
 
-#: Outcomes of items that did not run to a verdict on purpose: not part of any denominator.
-NOT_SCORED = {"skipped"}
+#: Other names of the groups in gate names.
+ALIASES = {"normal_atom": "atom", "normal_single_turn": "single_turn", "normal_multi_turn": "multi_turn"}
+
+
+def digits(category: str) -> int | None:
+    """Special categories are the only ones the official code leaves unrounded."""
+    return None if family(category) == "special" else 3
+
+
+#: ACEBench's metrics, declared: a block per language, a row per category (with the process score
+#: and the ceiling), the official groups and the weighted OVERALL.
+METRICS = Metrics(
+    rows=(Rows(names=CATEGORIES),),
+    columns=(Column("process_acc", "process", digits=3, missing=0.0), Column("ceiling", "ceiling")),
+    digits=digits,
+    groups={group: Group(members) for group, members in GROUPS.items()},
+    overall=Overall(OVERALL_WEIGHTS, divide_official=False),
+    official_digits=3,
+    per="lang",
+    parts=LANGUAGES,
+    part_title="language",
+    aliases=ALIASES,
+    unprefixed=True,
+)
 
 
 def acebench_metrics(records: list[dict[str, Any]], sizes: dict[tuple[str, str], int]) -> dict[str, dict[str, Any]]:
-    """Metrics per language, keyed ``acebench/<lang>``. ``sizes``: units per (lang, category) in the data."""
-    by_lang: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    """Metrics per language, keyed ``acebench/<lang>`` (what the declaration derives).
+    ``sizes``: units per (lang, category) in the data."""
+    by_lang: dict[str, list[dict[str, Any]]] = {}
     for record in records:
-        if record["benchmark"] == "acebench" and record.get("outcome") not in NOT_SCORED:
-            by_lang[record["lang"]][record["category"]].append(record)
-    return {f"acebench/{lang}": _language(cats, lang, sizes) for lang, cats in sorted(by_lang.items())}
-
-
-def _language(
-    by_category: dict[str, list[dict[str, Any]]], lang: str, sizes: dict[tuple[str, str], int]
-) -> dict[str, Any]:
-    records = [r for rows in by_category.values() for r in rows]
-    attempts = max((r.get("repeat") or 1 for r in records), default=1)
-    categories = {
-        c: _category(c, by_category[c], sizes.get((lang, c)), attempts) for c in CATEGORIES if by_category.get(c)
-    }
-    # A category whose every item errored measured nothing: its accuracy is None, never 0.
-    accuracy = {c: m["accuracy"] for c, m in categories.items() if m["accuracy"] is not None}
-    official_accuracy = {c: m.get("accuracy_official", m["accuracy"]) for c, m in categories.items() if c in accuracy}
-    groups = {g: _mean([accuracy[c] for c in members if c in accuracy]) for g, members in GROUPS.items()}
-    official_groups: dict[str, float | None] = dict.fromkeys(GROUPS)
-    official: float | None = None
-    if accuracy:
-        rounded = {
-            g: round(sum(official_accuracy.get(c, 0.0) for c in members) / len(members), 3)
-            for g, members in GROUPS.items()
-        }
-        official_groups.update(rounded)
-        official = round(sum(w * rounded[g] for g, w in OVERALL_WEIGHTS.items()), 3)
-    # (weight, value) of the groups that measured something, in the weights' order.
-    evaluated = {g: (w, value) for g, w in OVERALL_WEIGHTS.items() if (value := groups[g]) is not None}
-    renormalised = (
-        sum(w * value for w, value in evaluated.values()) / sum(w for w, _ in evaluated.values()) if evaluated else None
-    )
-    missing = [c for c in CATEGORIES if c not in categories]
-    short = [c for c, m in categories.items() if m["n"] < sizes.get((lang, c), m["n"])]
-    incomplete = sum(m["errors"] for m in categories.values())
-    partial = bool(missing or short or incomplete)
-    intervals = group_intervals(
-        {c: list(means.values()) for c, means in unit_means_by(records, "category").items()}, GROUPS, OVERALL_WEIGHTS
-    )
-    shown_groups = groups if partial else official_groups
-    overall = renormalised if partial else official
+        if record["benchmark"] == "acebench":
+            by_lang.setdefault(record["lang"], []).append(record)
     return {
-        "categories": categories,
-        "groups": shown_groups,
-        # No interval around a value that nothing measured.
-        "groups_ci95": {g: as_list(intervals[g]) if shown_groups[g] is not None else None for g in GROUPS},
-        "groups_official": official_groups,
-        "overall": overall,
-        "overall_ci95": as_list(intervals["overall"]) if overall is not None else None,
-        "overall_official": official,
-        "partial": partial,
-        "missing_categories": missing,
-        "short_categories": short,
-        "errors": incomplete,
-        "failure_kinds": failure_kind_counts(records),
-        **repeat_fields(records),
+        f"acebench/{lang}": derive_block(METRICS, rows, {c: n for (part, c), n in sizes.items() if part == lang})
+        for lang, rows in sorted(by_lang.items())
     }
-
-
-def _category(category: str, records: list[dict[str, Any]], size: int | None, attempts: int) -> dict[str, Any]:
-    n = len(records)
-    passed = sum(1 for r in records if r.get("score") == 1.0)
-    errors = sum(1 for r in records if r.get("outcome") == "error")
-    ceilings = [r["ceiling"] for r in records if r.get("ceiling") is not None]
-    processes = [r.get("process") or 0.0 for r in records]
-    has_process = any(r.get("process") is not None for r in records)
-    metrics = {
-        "n": n,
-        "passed": passed,
-        "failed": n - passed - errors,
-        "errors": errors,
-        "accuracy": _accuracy(category, passed / n) if n > errors else None,
-        **category_fields(records),
-        "process_acc": round(sum(processes) / n, 3) if has_process else None,
-        "ceiling": _accuracy(category, sum(ceilings) / len(ceilings)) if ceilings else None,
-    }
-    if metrics["accuracy"] is None:  # nothing measured: no interval around a value that does not exist
-        metrics["ci95"] = None
-    expected = size * attempts if size is not None else n
-    if n < expected:  # run short: officially, the units that did not run count as failed
-        metrics["accuracy_official"] = _accuracy(category, passed / expected)
-    return metrics
-
-
-def _accuracy(category: str, value: float) -> float:
-    """Special categories are the only ones the official code leaves unrounded."""
-    return value if family(category) == "special" else round(value, 3)
-
-
-def _mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None

@@ -37,7 +37,13 @@ from pytest_toolcall.api import (
 )
 from pytest_toolcall.api.text import one_line
 from pytest_toolcall.benchmarks.bfcl.data import LIVE, MEMORY_CATEGORIES, NON_LIVE
-from pytest_toolcall.benchmarks.bfcl.metrics import ALL_CATEGORIES, FORMAT_SENSITIVITY, MULTI_TURN, V3_CATEGORIES
+from pytest_toolcall.benchmarks.bfcl.metrics import (
+    ALL_CATEGORIES,
+    FORMAT_SENSITIVITY,
+    METRICS,
+    MULTI_TURN,
+    V3_CATEGORIES,
+)
 
 MODES = ("fc", "prompting")
 #: How a reply carrying ``tool_calls: []`` is read (see ``multi_turn_dialogue.EMPTY_TOOL_CALLS``).
@@ -54,8 +60,6 @@ CATEGORY_GROUPS: dict[str, tuple[str, ...]] = {
 }
 #: What the official runner sends besides messages and tools; None = the field is left out.
 GENERATION = {"temperature": 0.001, "max_tokens": None}
-#: Gate names besides the categories: summary scores (``irrelevance`` is the category's name).
-SCORE_GATES = ("non_live", "live", "multi_turn", "overall", "memory", "overall_v4", "format_robustness")
 
 
 def group_of(category: str) -> str:
@@ -72,6 +76,7 @@ class BFCL(Benchmark):
     name = "bfcl"
     #: The output hooks: ``pytest-toolcall export --format bfcl-scores`` (the official score files).
     hooks: ClassVar[str | None] = "pytest_toolcall.benchmarks.bfcl.export"
+    metrics = METRICS
     markers: ClassVar[Mapping[str, str]] = {
         "non_live": "BFCL non-live category",
         "live": "BFCL live category",
@@ -124,8 +129,6 @@ class BFCL(Benchmark):
             raise usage_error("bfcl-empty-tool-calls", f"one reading, not {', '.join(readings)}")
         self.empty_tool_calls = readings[0]
         self._memory_chains: Any = None
-        #: Units per category in the data, before --toolcall-limit: a short category is partial.
-        self.sizes: dict[str, int] = {}
         self._reference_failures: dict[str, str | None] = {}
 
     def header(self) -> str:
@@ -166,7 +169,6 @@ class BFCL(Benchmark):
             elif category == FORMAT_SENSITIVITY:
                 load = load_format_sensitivity
             samples, problems = load(category)
-            self.sizes[category] = len(samples)
             loaded.units += [self.unit(sample) for sample in samples]
             loaded.problems += [(f"bfcl[{category}]", str(problem)) for problem in problems]
         return loaded
@@ -377,32 +379,6 @@ class BFCL(Benchmark):
 
     # --- results ---------------------------------------------------------------------------------
 
-    def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        from pytest_toolcall.benchmarks.bfcl.metrics import bfcl_metrics
-
-        if not records:
-            return {}
-        return {self.name: bfcl_metrics(records, self.sizes, self.mode)}
-
-    def restore_aggregate_context(self, context: dict[str, Any]) -> None:
-        # The categories' sizes, which say what is short, are those of the run's data (kept per block).
-        super().restore_aggregate_context(context)
-        self.sizes = dict(self.sizes_by_block.get(self.name, {}))
-
-    def comparison_weights(self, block: str, units: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, float]]:
-        """Every category, and the summary scores weighted as the official ones are (``overall``
-        gated): the same values the block shows, renormalised over what both runs share."""
-        from pytest_toolcall.benchmarks.bfcl.metrics import score_weights
-
-        by_category: dict[str, list[str]] = {}
-        for key, record in sorted(units.items()):
-            by_category.setdefault(str(record.get("category")), []).append(key)
-        weights = super().comparison_weights(block, units)
-        del weights["overall"]  # the official OVERALL, not the pooled one
-        for score, categories in score_weights({c: len(keys) for c, keys in by_category.items()}).items():
-            weights[score] = {key: w / len(by_category[c]) for c, w in categories.items() for key in by_category[c]}
-        return weights
-
     def summary_parts(self, name: str, block: dict[str, Any]) -> list[Part]:
         from pytest_toolcall.benchmarks.bfcl.source_calls import EXACT
         from pytest_toolcall.benchmarks.bfcl.summary import bfcl_table
@@ -415,30 +391,6 @@ class BFCL(Benchmark):
                 "official ones (pip install 'pytest-toolcall[bfcl]')"
             )
         return lines
-
-    @classmethod
-    def claims_metric(cls, name: str) -> bool:
-        """``bfcl.<category>``, ``bfcl.non_live``, ``bfcl.live``, ``bfcl.multi_turn``, ``bfcl.overall``:
-        read by the default ``gate_values`` from the block's ``categories``, ``groups`` and ``overall``,
-        so strict gating checks ``groups_official`` and ``overall_official``, the official values."""
-        if not name.startswith("bfcl."):
-            return False
-        metric = name.removeprefix("bfcl.")
-        if metric not in (*SCORE_GATES, *ALL_CATEGORIES):
-            raise ValueError(
-                f"unknown BFCL metric {name!r}; use bfcl.overall, bfcl.non_live, bfcl.live, bfcl.multi_turn "
-                "or bfcl.<category>"
-            )
-        return True
-
-    def suite_properties(self, name: str, block: dict[str, Any]) -> list[tuple[str, Any]]:
-        props: list[tuple[str, Any]] = [(f"{name}.mode", block["mode"]), (f"{name}.partial", block["partial"])]
-        props += [(f"{name}.{score}", s["value"]) for score, s in block["scores"].items() if s["value"] is not None]
-        for category, m in block["categories"].items():
-            props.append((f"{name}.{category}.accuracy", m["accuracy"]))
-            if m["ceiling"] is not None:
-                props.append((f"{name}.{category}.ceiling", m["ceiling"]))
-        return props
 
 
 def oracle_reply(sample: Any, mode: str) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from pytest_toolcall.api import Column, Group, Metrics, Overall, Rows, derive_block, group_shares
 from pytest_toolcall.benchmarks.bfcl.data import DATA_DIR, FILE_PREFIX
 
 SIMPLE_GROUP = ("simple_python", "simple_java", "simple_javascript")
@@ -211,97 +212,91 @@ ALL_CATEGORIES = (
 )
 #: The categories of BFCL V3's overall (what ``overall`` covers).
 V3_CATEGORIES = ALL_CATEGORIES[: ALL_CATEGORIES.index(MULTI_TURN[-1]) + 1]
-#: Which categories each summary score is made of (a short or errored member makes it partial).
-SCORE_MEMBERS: dict[str, tuple[str, ...]] = {
-    "simple": SIMPLE_GROUP,
-    "non_live": tuple(c for group in NON_LIVE_GROUPS for c in group),
-    "live": LIVE_AST,
-    "irrelevance": IRRELEVANCE,
-    "relevance": RELEVANCE,
-    "multi_turn": MULTI_TURN,
-    "agentic": (),
-    "overall": V3_CATEGORIES,
-    "web_search": WEB_SEARCH,
-    "memory": MEMORY,
-    "agentic_v4": MEMORY,
-    "overall_v4": (*V3_CATEGORIES, *MEMORY),
-}
-#: The summary scores shown as groups (the sub-group "simple" and the absent "agentic" aside).
-GROUP_NAMES = ("non_live", "live", "irrelevance", "relevance", "multi_turn", "memory", "overall_v4")
-#: Official categories this plugin does not run.
+#: Official categories this plugin does not run (with the reason: ``NOT_MEASURED``).
 OUT_OF_SCOPE = tuple(NOT_MEASURED)
-#: Outcomes of items that did not run to a verdict on purpose: in no denominator.
-NOT_SCORED = {"skipped"}
+#: The rows of the block: every official category, the ones not measured here included, so that the
+#: official values count them as 0 as the leaderboard does, and the summary names them.
+ROW_NAMES = (*V3_CATEGORIES, "memory_kv", "memory_vector", "memory_rec_sum", *WEB_SEARCH, FORMAT_SENSITIVITY)
+
+
+def live_sizes() -> dict[str, int]:
+    """The shipped sizes of the live AST categories: the official weight of one that was not run."""
+    return {name: dataset_size(name) for name in LIVE_AST}
+
+
+#: The V4 overall's weights: OVERALL's, with the agentic part as the leaderboard computes it.
+V4_WEIGHTS = {**{g: w for g, w in OVERALL_WEIGHTS.items() if g != "agentic"}, "agentic_v4": OVERALL_WEIGHTS["agentic"]}
+
+
+def weighted(weights: Mapping[str, int]) -> tuple[str, ...]:
+    """Members of a declared group (an unweighted mean) giving a weighted mean: each member repeated
+    its weight's number of times (the V4 overall's 10/10/10/30/40 as 1/1/1/3/4)."""
+    return tuple(name for name, weight in weights.items() for _ in range(weight // 10))
+
+
+#: BFCL's metrics, declared: a row per category (with its ceiling), the official summary scores as
+#: groups (``simple`` a step of ``non_live``; ``live`` weighted by sample counts; ``agentic`` counted
+#: 0 by OVERALL, which keeps the meaning it had before the agentic part was measured here) and
+#: OVERALL weighted as the leaderboard weighs them. The V4 parts: ``memory`` (the three backends, the
+#: vector one not measured), ``web_search`` (not measured), ``agentic_v4`` (their mean) and
+#: ``overall_v4`` (the official weights with ``agentic_v4``). The category ``irrelevance`` and the
+#: summary score ``irrelevance`` share a name: the gate names the score ``group.irrelevance``.
+METRICS = Metrics(
+    rows=(Rows(names=ROW_NAMES),),
+    columns=(Column("ceiling", "ceiling"),),
+    groups={
+        "simple": Group(SIMPLE_GROUP, shown=False),
+        "non_live": Group(("simple", *(group[0] for group in NON_LIVE_GROUPS[1:]))),
+        "live": Group(LIVE_AST, pooled=True),
+        "irrelevance": Group(IRRELEVANCE),
+        "relevance": Group(RELEVANCE),
+        "multi_turn": Group(MULTI_TURN),
+        "agentic": Group((), shown=False),
+        "memory": Group(MEMORY_OFFICIAL),
+        "web_search": Group(WEB_SEARCH, shown=False),
+        "agentic_v4": Group(("web_search", "memory"), shown=False),
+        "overall_v4": Group(weighted(V4_WEIGHTS)),
+    },
+    overall=Overall(OVERALL_WEIGHTS),
+    group_intervals=False,
+    scores=True,
+    row_official=False,
+    errored_scores_zero=True,
+    data_sizes=live_sizes,
+    numbers=("format_robustness",),
+    fields=lambda benchmark, records: own_fields(benchmark.mode, records),
+)
+
+
+def own_fields(mode: str, records: Iterable[Mapping[str, Any]] = ()) -> dict[str, Any]:
+    """The fields of the block that are BFCL's own: the mode it ran in, what it does not measure and
+    why, what the V4 overall misses, the second number without the known-defective items, the
+    format-sensitivity spread. ``missing_categories`` leaves out what is not measured (named apart)
+    and, in fc mode, format sensitivity (asked in prompting mode only, as officially)."""
+    rows = [r for r in records if r.get("outcome") != "skipped"]
+    ran = {r.get("category") for r in rows}
+    fields: dict[str, Any] = {"mode": mode, "out_of_scope": list(OUT_OF_SCOPE), "not_measured": dict(NOT_MEASURED)}
+    if rows:
+        fields["missing_categories"] = [
+            c
+            for c in ROW_NAMES
+            if c not in ran and c not in NOT_MEASURED and not (c == FORMAT_SENSITIVITY and mode == "fc")
+        ]
+        fields["overall_v4_missing"] = [c for c in (*V3_CATEGORIES, *MEMORY_OFFICIAL, *WEB_SEARCH) if c not in ran]
+        fields["without_defective"] = without_defective(rows)
+        fields.update(format_sensitivity_fields([r for r in rows if r.get("category") == FORMAT_SENSITIVITY]))
+    return fields
 
 
 def bfcl_metrics(records: Iterable[Mapping[str, Any]], sizes: Mapping[str, int], mode: str) -> dict[str, Any]:
-    """The ``bfcl`` metrics block from the records of a run (``score`` 1.0 = passed; ``ceiling`` per
-    record) and the number of units of each loaded category before any selection (``sizes``).
+    """The ``bfcl`` metrics block (what the declaration derives) from the records of a run (``score``
+    1.0 = passed; ``ceiling`` per record) and the number of units of each loaded category before any
+    selection (``sizes``).
 
     A category counts every item that ran, errors included (an item whose request failed did not
     pass); a category with fewer items than the data holds, or with errors, makes every score it is
     part of partial, as a category that did not run at all does."""
-    from pytest_toolcall.api import failure_kind_counts
-    from pytest_toolcall.api.statistics import category_fields, repeat_fields
-
-    by_category: dict[str, list[Mapping[str, Any]]] = {}
-    for record in records:
-        if record.get("outcome") not in NOT_SCORED:
-            by_category.setdefault(str(record.get("category")), []).append(record)
-    categories: dict[str, dict[str, Any]] = {}
-    for name in ALL_CATEGORIES:
-        rows = by_category.get(name)
-        if not rows:
-            continue
-        n = len(rows)
-        passed = sum(1 for r in rows if r.get("score") == 1.0)
-        errors = sum(1 for r in rows if r.get("outcome") == "error")
-        ceilings = [r["ceiling"] for r in rows if isinstance(r.get("ceiling"), (int, float))]
-        categories[name] = {
-            "n": n,
-            "passed": passed,
-            "failed": n - passed - errors,
-            "errors": errors,
-            "accuracy": passed / n,
-            # Wilson when each unit ran once; under repeats pass^k, flaky units and a unit bootstrap.
-            **category_fields(rows),
-            "ceiling": sum(ceilings) / len(ceilings) if ceilings else None,
-        }
-    counts = {name: CategoryScore(m["passed"], m["n"]) for name, m in categories.items() if name != FORMAT_SENSITIVITY}
-    # Format sensitivity is asked in prompting mode only (as officially): in fc mode it is not missing.
-    missing = [n for n in ALL_CATEGORIES if n not in categories and not (n == FORMAT_SENSITIVITY and mode == "fc")]
-    short = [name for name, m in categories.items() if m["n"] < sizes.get(name, m["n"])]
-    errored = [name for name, m in categories.items() if m["errors"]]
-    incomplete = set(short) | set(errored)
-    scores = {}
-    for name, score in summary_scores(counts).items():
-        entry = score.as_dict()
-        entry["partial"] = score.partial or bool(incomplete & set(SCORE_MEMBERS[name]))
-        scores[name] = entry
-    return {
-        "mode": mode,
-        "categories": categories,
-        "scores": scores,
-        # The same numbers in the shape every block shares (groups, overall), for the HTML report.
-        "groups": {name: scores[name]["value"] for name in GROUP_NAMES},
-        "groups_official": {name: scores[name]["official"] for name in GROUP_NAMES},
-        "overall": scores["overall"]["value"],
-        "overall_official": scores["overall"]["official"],
-        "partial": scores["overall"]["partial"],
-        "missing_categories": missing,
-        "short_categories": short,
-        "errors": sum(m["errors"] for m in categories.values()),
-        "out_of_scope": list(OUT_OF_SCOPE),
-        # The V4 overall: the official weights over what ran, and what it misses (never silently 0).
-        "overall_v4": scores["overall_v4"]["value"],
-        "overall_v4_official": scores["overall_v4"]["official"],
-        "overall_v4_missing": [name for name in (*V3_CATEGORIES, *MEMORY_OFFICIAL, *WEB_SEARCH) if name not in counts],
-        "not_measured": dict(NOT_MEASURED),
-        "without_defective": without_defective(by_category),
-        **format_sensitivity_fields(by_category.get(FORMAT_SENSITIVITY, [])),
-        "failure_kinds": failure_kind_counts([r for rows in by_category.values() for r in rows]),
-        **repeat_fields([r for rows in by_category.values() for r in rows]),
-    }
+    return {**derive_block(METRICS, records, sizes), **own_fields(mode, records)}
 
 
 @cache
@@ -314,24 +309,20 @@ def known_defective() -> dict[str, dict[str, str]]:
     return {item["id"]: item for item in listed["items"]}
 
 
-def without_defective(by_category: Mapping[str, list[Mapping[str, Any]]]) -> dict[str, Any]:
+def without_defective(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """The second number: each category and summary score with the known-defective items left out
     (the official numbers keep them). ``excluded``: the listed items this run ran."""
     defective = known_defective()
-    counts: dict[str, CategoryScore] = {}
-    excluded: list[str] = []
-    for name, rows in by_category.items():
-        if name not in ALL_CATEGORIES or name == FORMAT_SENSITIVITY:
-            continue
-        kept = [r for r in rows if r.get("id") not in defective]
-        excluded += sorted({str(r.get("id")) for r in rows if r.get("id") in defective})
-        if kept:
-            counts[name] = CategoryScore(sum(1 for r in kept if r.get("score") == 1.0), len(kept))
-    scores = summary_scores(counts)
+    rows = [r for r in records if r.get("category") != FORMAT_SENSITIVITY]
+    kept = [r for r in rows if r.get("id") not in defective]
+    excluded = sorted({str(r.get("id")) for r in rows if r.get("id") in defective})
+    block = derive_block(METRICS, kept)
     return {
         "excluded": excluded,
-        "categories": {name: score.accuracy for name, score in counts.items()},
-        "scores": {name: {"value": scores[name].value, "official": scores[name].official} for name in scores},
+        "categories": {name: row["accuracy"] for name, row in block["categories"].items()},
+        "scores": {
+            name: {"value": score["value"], "official": score["official"]} for name, score in block["scores"].items()
+        },
     }
 
 
@@ -372,44 +363,7 @@ def format_sensitivity_fields(rows: list[Mapping[str, Any]]) -> dict[str, Any]:
 def score_weights(counts: Mapping[str, int]) -> dict[str, dict[str, float]]:
     """Each summary score's value (renormalised over the categories present, as ``summary_scores``
     computes it) as a weighted sum of category accuracies: score -> category -> weight, from the
-    number of units per category (``counts``). The comparison with a baseline tests these sums."""
-    present = {c: n for c, n in counts.items() if n}
-
-    def mean_of(names: Iterable[str]) -> dict[str, float]:
-        members = [c for c in names if c in present]
-        return {c: 1 / len(members) for c in members}
-
-    def combine(parts: list[tuple[dict[str, float], float]]) -> dict[str, float]:
-        """Σ weight·part over the parts measured, renormalised over their weights."""
-        parts = [(part, weight) for part, weight in parts if part]
-        total = sum(weight for _, weight in parts)
-        combined: dict[str, float] = {}
-        for part, weight in parts:
-            for category, share in part.items():
-                combined[category] = combined.get(category, 0.0) + share * weight / total
-        return combined
-
-    non_live = combine([(mean_of(group), 1.0) for group in NON_LIVE_GROUPS])
-    live_total = sum(present.get(c, 0) for c in LIVE_AST)
-    live = {c: present[c] / live_total for c in LIVE_AST if c in present}  # weighted by sample counts
-    groups = {
-        "non_live": non_live,
-        "live": live,
-        "irrelevance": mean_of(IRRELEVANCE),
-        "relevance": mean_of(RELEVANCE),
-        "multi_turn": mean_of(MULTI_TURN),
-    }
-    overall = combine([(groups[g], float(w)) for g, w in OVERALL_WEIGHTS.items() if g in groups])
-    web_search, memory = mean_of(WEB_SEARCH), mean_of(MEMORY_OFFICIAL)
-    agentic_v4 = combine([(web_search, 1.0), (memory, 1.0)])
-    v4_groups = {**groups, "agentic": agentic_v4}
-    overall_v4 = combine([(v4_groups[g], float(w)) for g, w in OVERALL_WEIGHTS.items() if g in v4_groups])
-    named = {
-        **groups,
-        "overall": overall,
-        "web_search": web_search,
-        "memory": memory,
-        "agentic_v4": agentic_v4,
-        "overall_v4": overall_v4,
-    }
-    return {name: weights for name, weights in named.items() if weights}
+    number of units per category (``counts``): the shares the comparison with a baseline tests,
+    derived from the declaration (``group_shares``)."""
+    shares = group_shares(METRICS, counts)
+    return {name: weights for name, weights in shares.items() if weights and name != "simple"}

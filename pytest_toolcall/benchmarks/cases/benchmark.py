@@ -24,10 +24,12 @@ from pytest_toolcall.api import (
     ChatRequest,
     Dialogue,
     Loaded,
+    Metrics,
     Models,
     Part,
     Plan,
     Requests,
+    Rows,
     Skip,
     Unit,
     Verdict,
@@ -39,11 +41,42 @@ if TYPE_CHECKING:
 
 #: The same as ``format.SUFFIXES`` (not imported from there: that imports YAML).
 SUFFIXES = (".toolcall.yaml", ".toolcall.yml", ".toolcall.jsonl")
-GATE_KINDS = ("overall", "file.<stem>", "tag.<tag>")
+
+
+def _file_labels(paths: Any) -> Mapping[str, str]:
+    from pytest_toolcall.benchmarks.cases.metrics import file_labels
+
+    return file_labels(paths)
+
+
+def _file_stem(path: str) -> str:
+    from pytest_toolcall.benchmarks.cases.format import case_file_stem
+
+    return case_file_stem(path)
+
+
+def _block(benchmark: Any, records: list[dict[str, Any]]) -> dict[str, Any]:
+    from pytest_toolcall.benchmarks.cases.metrics import cases_block
+
+    return cases_block(records)
+
+
+#: The cases' metrics, declared: accuracy per file (``cases.file.<file>``: its stem, or its path
+#: without the suffix where stems collide; a stem that several files share reads them pooled), per
+#: tag (``cases.tag.<tag>``) and OVERALL, every case alike. Errors and skips are counted apart
+#: (``metrics.cases_block``). (Functions that import lazily: this module is imported at every start.)
+METRICS = Metrics(
+    rows=(
+        Rows(key="files", field="file", gate="file", labels=_file_labels, short=_file_stem),
+        Rows(key="tags", field="tags", gate="tag"),
+    ),
+    block=_block,
+)
 
 
 class Cases(Benchmark):
     name = "cases"
+    metrics = METRICS
     file_suffixes: ClassVar[tuple[str, ...]] = SUFFIXES
     fixtures: ClassVar[str | None] = "pytest_toolcall.benchmarks.cases.fixtures"
     counted_fixtures: ClassVar[tuple[str, ...]] = ("toolcall_chat",)
@@ -194,63 +227,7 @@ class Cases(Benchmark):
         brief = verdict.message.split("\nrun (")[0]
         return Verdict(verdict.passed, verdict.message, fields, brief=brief)
 
-    def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        from pytest_toolcall.api.statistics import category_fields, repeat_fields
-        from pytest_toolcall.benchmarks.cases.metrics import cases_metrics
-
-        if not records:
-            return {}  # no case and no Python test ran: no block (a gate on it says "not measured")
-        block = cases_metrics(records)
-        scored = [r for r in records if r.get("outcome") not in ("error", "skipped")]
-
-        def interval(rows: list[dict[str, Any]]) -> list[float] | None:
-            # Wilson when each case ran once; under repeats a bootstrap over cases, not attempts.
-            return category_fields(rows)["ci95"] if rows else None
-
-        for name, row in block["files"].items():
-            row["ci95"] = interval([r for r in scored if str(r.get("file")) == name])
-        for tag, row in block["tags"].items():
-            row["ci95"] = interval([r for r in scored if tag in (r.get("tags") or ())])
-        block["overall_ci95"] = interval(scored)
-        block.update(repeat_fields(scored))
-        return {self.name: block}
-
     def summary_parts(self, name: str, block: dict[str, Any]) -> list[Part]:
         from pytest_toolcall.benchmarks.cases.summary import cases_table
 
         return cases_table(block)
-
-    def comparison_weights(self, block: str, units: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, float]]:
-        """``overall``, ``file.<stem>`` and ``tag.<tag>``, by the gate's names, each unit alike."""
-        from pytest_toolcall.benchmarks.cases.format import case_file_stem
-
-        members: dict[str, list[str]] = {"overall": sorted(units)}
-        for key, record in sorted(units.items()):
-            members.setdefault(f"file.{case_file_stem(str(record.get('file')))}", []).append(key)
-            for tag in dict.fromkeys(record.get("tags") or ()):
-                members.setdefault(f"tag.{tag}", []).append(key)
-        return {metric: dict.fromkeys(keys, 1 / len(keys)) for metric, keys in sorted(members.items()) if keys}
-
-    @classmethod
-    def claims_metric(cls, name: str) -> bool:
-        if not name.startswith("cases."):
-            return False
-        rest = name.removeprefix("cases.")
-        kind, _, value = rest.partition(".")
-        if rest != "overall" and not (kind in ("file", "tag") and value):
-            raise ValueError(f"unknown cases metric {name!r}; use cases.{', cases.'.join(GATE_KINDS)}")
-        return True
-
-    @classmethod
-    def gate_values(cls, name: str, metrics: dict[str, dict[str, Any]]) -> list[tuple[str, float | None]]:
-        from pytest_toolcall.benchmarks.cases.metrics import gate_value
-
-        block = metrics.get(cls.name)
-        return [(name, gate_value(name, block) if block else None)]
-
-    def suite_properties(self, name: str, block: dict[str, Any]) -> list[tuple[str, Any]]:
-        from pytest_toolcall.benchmarks.cases.metrics import gate_names, gate_value
-
-        properties = [(f"{name}.{key}", block[key]) for key in ("n", "passed", "errors", "skipped")]
-        gates = [(gate, gate_value(gate, block)) for gate in gate_names(block)]
-        return properties + [(gate, value) for gate, value in gates if value is not None]

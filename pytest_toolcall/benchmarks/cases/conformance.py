@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pytest_toolcall.api import Loaded, Part, Unit, Verdict
+from pytest_toolcall.api import Loaded, Metrics, Part, Rows, Unit, Verdict
 from pytest_toolcall.benchmarks.cases.benchmark import Cases
 
 PROBES = Path(__file__).with_name("conformance_probes")
@@ -24,8 +24,42 @@ CONTRACTS = ("tool_choice", "parallel_tool_calls", "strict_schemas", "multi_turn
 USAGE_MISSING = "usage_missing"
 
 
+def conformance_block(benchmark: Any, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The block: per contract the probes scored, passed, the pass rate with its interval and the
+    probes that failed; OVERALL over every probe scored. Probes that got no answer (errors) or were
+    skipped are counted apart, in no rate."""
+    from pytest_toolcall.api import failure_kind_counts
+    from pytest_toolcall.api.statistics import category_fields
+
+    scored: list[Mapping[str, Any]] = [r for r in records if r.get("outcome") not in ("error", "skipped")]
+    contracts: dict[str, dict[str, Any]] = {}
+    for contract in sorted({str(r.get("category")) for r in records}):
+        rows = [r for r in scored if r.get("category") == contract]
+        passed = sum(1 for r in rows if r.get("score") == 1.0)
+        contracts[contract] = {
+            "n": len(rows),
+            "passed": passed,
+            "accuracy": passed / len(rows) if rows else None,
+            "ci95": category_fields(rows)["ci95"] if rows else None,
+            "failed": sorted(str(r.get("id")) for r in rows if r.get("score") != 1.0),
+        }
+    passed = sum(1 for r in scored if r.get("score") == 1.0)
+    return {
+        "contracts": contracts,
+        "n": len(scored),
+        "passed": passed,
+        "overall": passed / len(scored) if scored else None,
+        "overall_ci95": category_fields(scored)["ci95"] if scored else None,
+        "errors": sum(1 for r in records if r.get("outcome") == "error"),
+        "skipped": sum(1 for r in records if r.get("outcome") == "skipped"),
+        "failure_kinds": failure_kind_counts([dict(r) for r in scored if r.get("score") != 1.0]),
+    }
+
+
 class Conformance(Cases):
     name = "conformance"
+    #: A row per contract (``conformance.<contract>``) and OVERALL, every probe alike.
+    metrics = Metrics(rows=(Rows(key="contracts", names=CONTRACTS),), block=conformance_block)
     markers: ClassVar[Mapping[str, str]] = {
         "conformance": "serving-contract probes",
         **{c: f"conformance probes of {c}" for c in CONTRACTS},
@@ -82,37 +116,6 @@ class Conformance(Cases):
                 return Verdict(False, message, {**verdict.fields, "failure_kind": USAGE_MISSING}, brief=message)
         return verdict
 
-    def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        from pytest_toolcall.api import failure_kind_counts
-        from pytest_toolcall.api.statistics import category_fields
-
-        if not records:
-            return {}
-        scored: list[Mapping[str, Any]] = [r for r in records if r.get("outcome") not in ("error", "skipped")]
-        contracts: dict[str, dict[str, Any]] = {}
-        for contract in sorted({str(r.get("category")) for r in records}):
-            rows = [r for r in scored if r.get("category") == contract]
-            passed = sum(1 for r in rows if r.get("score") == 1.0)
-            contracts[contract] = {
-                "n": len(rows),
-                "passed": passed,
-                "accuracy": passed / len(rows) if rows else None,
-                "ci95": category_fields(rows)["ci95"] if rows else None,
-                "failed": sorted(str(r.get("id")) for r in rows if r.get("score") != 1.0),
-            }
-        passed = sum(1 for r in scored if r.get("score") == 1.0)
-        block = {
-            "contracts": contracts,
-            "n": len(scored),
-            "passed": passed,
-            "overall": passed / len(scored) if scored else None,
-            "overall_ci95": category_fields(scored)["ci95"] if scored else None,
-            "errors": sum(1 for r in records if r.get("outcome") == "error"),
-            "skipped": sum(1 for r in records if r.get("outcome") == "skipped"),
-            "failure_kinds": failure_kind_counts([dict(r) for r in scored if r.get("score") != 1.0]),
-        }
-        return {self.name: block}
-
     def summary_parts(self, name: str, block: dict[str, Any]) -> list[Part]:
         from pytest_toolcall.api import Table
 
@@ -131,26 +134,3 @@ class Conformance(Cases):
         if block.get("errors"):
             lines.append(f"{block['errors']} probe(s) got no answer (errors, not counted)")
         return lines
-
-    @classmethod
-    def claims_metric(cls, name: str) -> bool:
-        if not name.startswith("conformance."):
-            return False
-        rest = name.removeprefix("conformance.")
-        if rest != "overall" and rest not in CONTRACTS:
-            raise ValueError(f"unknown conformance metric {name!r}; use conformance.overall or conformance.<contract>")
-        return True
-
-    @classmethod
-    def gate_values(cls, name: str, metrics: dict[str, dict[str, Any]]) -> list[tuple[str, float | None]]:
-        block = metrics.get(cls.name)
-        if not block:
-            return [(name, None)]
-        rest = name.removeprefix("conformance.")
-        if rest == "overall":
-            return [(name, block.get("overall"))]
-        return [(name, (block["contracts"].get(rest) or {}).get("accuracy"))]
-
-    def suite_properties(self, name: str, block: dict[str, Any]) -> list[tuple[str, Any]]:
-        properties = [(f"{name}.{key}", block[key]) for key in ("n", "passed", "overall", "errors")]
-        return properties + [(f"{name}.{c}", row["accuracy"]) for c, row in block["contracts"].items()]

@@ -3,7 +3,8 @@
 A record is one scored item (a case of a file, or a Python test that used ``assert_tool_calls``) with
 ``file`` (its path), ``tags`` and ``outcome``. Items whose request errored or that were skipped had no
 answer to score: they are counted apart (``errors``, ``skipped``) and in no accuracy, so that a flaky
-endpoint lowers no number silently (the gate fails on errors instead). The lead adds ``ci95`` later.
+endpoint lowers no number silently (the gate fails on errors instead). ``cases_block`` adds the
+intervals; the gate names and values are derived from the declaration (``benchmark.METRICS``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from pytest_toolcall.benchmarks.cases.matching import CaseVerdict
 
 PASSED = "passed"
 ERROR, SKIPPED = "error", "skipped"
-GATE_PREFIX = "cases."
 
 
 def cases_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -53,6 +53,26 @@ def cases_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def cases_block(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The ``cases`` block: ``cases_metrics`` with the intervals (Wilson when each case ran once; under
+    repeats a bootstrap over cases, not attempts) and, under repeats, pass^k and the flaky cases."""
+    from pytest_toolcall.api.statistics import category_fields, repeat_fields
+
+    block = cases_metrics(records)
+    scored = [r for r in records if r.get("outcome") not in (ERROR, SKIPPED)]
+
+    def interval(rows: list[dict[str, Any]]) -> list[float] | None:
+        return category_fields(rows)["ci95"] if rows else None
+
+    for name, row in block["files"].items():
+        row["ci95"] = interval([r for r in scored if str(r.get("file")) == name])
+    for tag, row in block["tags"].items():
+        row["ci95"] = interval([r for r in scored if tag in (r.get("tags") or ())])
+    block["overall_ci95"] = interval(scored)
+    block.update(repeat_fields(scored))
+    return block
+
+
 def case_record(case: Case, verdict: CaseVerdict) -> dict[str, Any]:
     """The fields of a case's sample in the JSON report (plain builtins), and what ``cases_metrics`` reads.
     The runner adds its own (nodeid, repeat, latency, usage, output...)."""
@@ -86,41 +106,6 @@ def file_labels(paths: Any) -> dict[str, str]:
 def _without_suffix(path: str, stem: str) -> str:
     suffix = path.replace("\\", "/").rsplit("/", 1)[-1][len(stem) :]
     return path[: len(path) - len(suffix)]
-
-
-def gate_names(block: dict[str, Any]) -> list[str]:
-    """Every gateable metric of a block: ``cases.overall``, ``cases.file.<file>`` (``file_labels``),
-    ``cases.tag.<tag>``."""
-    labels = sorted(set(file_labels(block.get("files", {})).values()))
-    return [
-        f"{GATE_PREFIX}overall",
-        *(f"{GATE_PREFIX}file.{label}" for label in labels),
-        *(f"{GATE_PREFIX}tag.{tag}" for tag in sorted(block.get("tags", {}))),
-    ]
-
-
-def gate_value(name: str, block: dict[str, Any]) -> float | None:
-    """The value a gate compares for ``name``; None when the name is not of this block or has no data.
-
-    ``cases.file.<file>`` is one file (``file_labels``); a stem that several files share
-    (``cases.file.smoke`` for ``a/smoke.toolcall.yaml`` and ``b/smoke.toolcall.yaml``) still pools them.
-    """
-    if not name.startswith(GATE_PREFIX):
-        return None
-    rest = name[len(GATE_PREFIX) :]
-    if rest == "overall":
-        return block.get("overall")
-    if rest.startswith("file."):
-        label = rest[len("file.") :]
-        files = block.get("files", {})
-        labels = file_labels(files)
-        rows = [row for path, row in files.items() if labels[path] == label]
-        rows = rows or [row for path, row in files.items() if case_file_stem(path) == label]
-        return _ratio(sum(r["n"] for r in rows), sum(r["passed"] for r in rows))
-    if rest.startswith("tag."):
-        row = block.get("tags", {}).get(rest[len("tag.") :])
-        return row["accuracy"] if row else None
-    return None
 
 
 def _accuracy(n: int, passed: int) -> dict[str, Any]:

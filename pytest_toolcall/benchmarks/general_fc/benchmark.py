@@ -21,14 +21,15 @@ from pytest_toolcall.api import (
     Verdict,
     usage_error,
 )
+from pytest_toolcall.benchmarks.general_fc.metrics import METRICS
 
 #: The set shipped in the package: 511 labelled requests from MoonshotAI's K2-Vendor-Verifier samples.
 SHIPPED_SET = Path(__file__).with_name("data") / "k2vv_zh_511.jsonl"
-METRIC_NAMES = ("tool_call_f1", "tool_call_precision", "tool_call_recall", "schema_accuracy", "agreement")
 
 
 class GeneralFC(Benchmark):
     name = "general_fc"
+    metrics = METRICS
     options = (
         Option(
             "general-fc",
@@ -149,58 +150,10 @@ class GeneralFC(Benchmark):
         """The request as in the file; what is expected is the decision alone (and valid calls)."""
         return {**super().explain(unit), "expected": {"should_call_tool": unit.sample.should_call_tool}}
 
-    def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        from pytest_toolcall.benchmarks.general_fc.metrics import agreement_fields, general_fc_metrics
-
-        block = general_fc_metrics(records)
-        # From the samples alone (each carries the reference's decision), so that a report recomputes
-        # offline without the reference file: the option says whether there was one.
-        if self.settings.option("reference"):
-            block.update(agreement_fields(records))
-        return {self.name: block}
-
     def summary_parts(self, name: str, block: dict[str, Any]) -> list[Part]:
         from pytest_toolcall.benchmarks.general_fc.summary import general_fc_table
 
         return general_fc_table(block)
-
-    def compare(
-        self,
-        baseline_samples: list[dict[str, Any]],
-        baseline_metrics: dict[str, dict[str, Any]],
-        samples: list[dict[str, Any]],
-        blocks: dict[str, dict[str, Any]],
-    ) -> dict[str, dict[str, Any]]:
-        """Tool-call F1 (gated) and the share of lines passed, over the lines both runs answered; under
-        repeats a line's decision is the majority of its attempts (a tie counts as a call)."""
-        from pytest_toolcall.api.statistics import attempt_scores, compare_f1, compare_metric, unit_key, unit_means
-        from pytest_toolcall.benchmarks.general_fc.metrics import is_scored, record_pred
-
-        def decisions(rows: list[dict[str, Any]]) -> dict[str, tuple[bool, bool]]:
-            votes: dict[str, list[bool]] = {}
-            labels: dict[str, bool] = {}
-            for r in rows:
-                if is_scored(r):
-                    votes.setdefault(unit_key(r), []).append(record_pred(r))
-                    labels[unit_key(r)] = bool(r["should_call_tool"])
-            return {key: (2 * sum(calls) >= len(calls), labels[key]) for key, calls in votes.items()}
-
-        def passes(rows: list[dict[str, Any]]) -> dict[str, float]:
-            return unit_means(attempt_scores([r for r in rows if is_scored(r)]))
-
-        return {
-            f"{self.name}.tool_call_f1": {**compare_f1(decisions(baseline_samples), decisions(samples)), "gated": True},
-            f"{self.name}.accuracy": {**compare_metric(passes(baseline_samples), passes(samples)), "gated": False},
-        }
-
-    @classmethod
-    def claims_metric(cls, name: str) -> bool:
-        if not name.startswith("general_fc."):
-            return False
-        metric = name.removeprefix("general_fc.")
-        if metric not in METRIC_NAMES:
-            raise ValueError(f"unknown general_fc metric {metric!r}; choose from {', '.join(sorted(METRIC_NAMES))}")
-        return True
 
     def gate_metric_problem(self, name: str) -> str | None:
         if name == "general_fc.agreement" and not self.settings.option("reference"):

@@ -12,16 +12,71 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_toolcall.api import failure_kind_counts
+from pytest_toolcall.api import MAJORITY, Metrics, failure_kind_counts
 from pytest_toolcall.api.statistics import (
     accuracy_interval,
     as_list,
+    attempt_scores,
     category_fields,
+    compare_f1,
+    compare_metric,
     f1_interval,
     repeat_fields,
+    unit_key,
+    unit_means,
     wilson,
 )
 from pytest_toolcall.benchmarks.general_fc.scoring import ERROR, OTHER, SKIPPED, TOOL_CALLS
+
+# ---- the declaration ----------------------------------------------------------------------------
+
+
+def general_fc_block(benchmark: Any, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The block: K2-Vendor-Verifier's metrics, and agreement with the reference run when there is one
+    (from the samples alone, each carrying the reference's decision, so that a report recomputes
+    offline without the reference file: the option says whether there was one)."""
+    block = general_fc_metrics(records)
+    if benchmark.settings.option("reference"):
+        block.update(agreement_fields(records))
+    return block
+
+
+def compare_decisions(baseline: list[dict[str, Any]], now: list[dict[str, Any]]) -> dict[str, Any]:
+    """Tool-call F1 against the baseline over the lines both runs answered; under repeats a line's
+    decision is the majority of its attempts (a tie counts as a call: ``MAJORITY``)."""
+
+    def decisions(rows: list[dict[str, Any]]) -> dict[str, tuple[bool, bool]]:
+        votes: dict[str, list[float]] = {}
+        labels: dict[str, bool] = {}
+        for r in rows:
+            if is_scored(r):
+                votes.setdefault(unit_key(r), []).append(1.0 if record_pred(r) else 0.0)
+                labels[unit_key(r)] = bool(r["should_call_tool"])
+        return {key: (MAJORITY.value(calls) == 1.0, labels[key]) for key, calls in votes.items()}
+
+    return compare_f1(decisions(baseline), decisions(now))
+
+
+def compare_passes(baseline: list[dict[str, Any]], now: list[dict[str, Any]]) -> dict[str, Any]:
+    """The share of lines passed against the baseline, over the lines both runs answered."""
+
+    def passes(rows: list[dict[str, Any]]) -> dict[str, float]:
+        return unit_means(attempt_scores([r for r in rows if is_scored(r)]))
+
+    return compare_metric(passes(baseline), passes(now))
+
+
+#: general_fc's metrics, declared: no rows, the numbers of K2-Vendor-Verifier's table as gate names
+#: (``agreement`` with ``--toolcall-reference``), tool-call F1 compared by its own paired test (gated)
+#: and the share of lines passed by McNemar's; a line's decision under repeats is its majority.
+METRICS = Metrics(
+    rows=(),
+    numbers=("tool_call_f1", "tool_call_precision", "tool_call_recall", "schema_accuracy", "agreement", "accuracy"),
+    reducer=MAJORITY,
+    gated=("tool_call_f1",),
+    block=general_fc_block,
+    tests={"tool_call_f1": compare_decisions, "accuracy": compare_passes},
+)
 
 # ---- aggregates ------------------------------------------------------------------------------
 

@@ -31,6 +31,7 @@ from pytest_toolcall.api import (
     usage_error,
 )
 from pytest_toolcall.benchmarks.tau2.environment import DATA, DOMAINS
+from pytest_toolcall.benchmarks.tau2.metrics import METRICS
 
 COMMIT = "a2c0247"
 SPLITS = ("leaderboard", "base", "train", "test", "full", "small")
@@ -59,6 +60,7 @@ class Outcome:
 
 class Tau2(Benchmark):
     name = "tau2"
+    metrics = METRICS
     markers: ClassVar[Mapping[str, str]] = {
         "airline": "τ²-bench airline domain",
         "retail": "τ²-bench retail domain",
@@ -241,6 +243,7 @@ class Tau2(Benchmark):
     # --- scoring ---------------------------------------------------------------------------------
 
     def score(self, unit: Unit, answer: Any) -> Verdict:
+        from pytest_toolcall.benchmarks.tau2.evaluation import failures
         from pytest_toolcall.benchmarks.tau2.transcript import format_transcript
 
         outcome: Outcome = answer
@@ -268,26 +271,22 @@ class Tau2(Benchmark):
         if reward.reward == 1.0:
             return Verdict(True, fields=fields)
         why = reward.note or f"components at 0: {', '.join(failed)}"
+        differed = failures(reward)
+        if differed:
+            fields["failed_checks"] = differed
+            # The first difference on the item's line; every one of them in the message and the record.
+            why += f" ({differed[0]}{f'; and {len(differed) - 1} more' if len(differed) > 1 else ''})"
         brief = f"reward {reward.reward:g}: {why}"
-        return Verdict(False, f"{brief}\n\ntranscript:\n{format_transcript(outcome.messages)}", fields, brief=brief)
+        what = "".join(f"\n  {line}" for line in differed)
+        message = f"{brief}\n\nwhat differed:{what}\n\n" if differed else f"{brief}\n\n"
+        return Verdict(False, f"{message}transcript:\n{format_transcript(outcome.messages)}", fields, brief=brief)
 
     # --- results ---------------------------------------------------------------------------------
-
-    def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        from pytest_toolcall.benchmarks.tau2.metrics import tau2_metrics
-
-        return {"tau2": tau2_metrics(records)} if records else {}
 
     def summary_parts(self, name: str, block: dict[str, Any]) -> list[Part]:
         from pytest_toolcall.benchmarks.tau2.metrics import summary_parts
 
         return summary_parts(block)
-
-    @classmethod
-    def claims_metric(cls, name: str) -> bool:
-        from pytest_toolcall.benchmarks.tau2.metrics import claims
-
-        return claims(name)
 
 
 @functools.cache

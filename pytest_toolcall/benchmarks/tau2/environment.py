@@ -138,6 +138,55 @@ def same_state(a: BaseModel, b: BaseModel, domain: str) -> bool:
     return True
 
 
+#: Differences named per failed DB check: enough to see what went wrong, a record that stays small.
+SHOWN_DIFFERENCES = 20
+
+
+def state_differences(ours: BaseModel, gold: BaseModel, domain: str) -> list[dict[str, Any]]:
+    """Where the trajectory's database differs from the gold replay's: ``{"table", "key", "field",
+    "ours", "gold"}`` per differing field (``field`` None for an entry only one side has), the first
+    ``SHOWN_DIFFERENCES``; what makes ``same_state`` false, said for a person."""
+    found: list[dict[str, Any]] = []
+    if domain not in TABLES:  # telecom: a small database, compared whole
+        _differences([], ours.model_dump(warnings=False), gold.model_dump(warnings=False), found)
+        return found
+    for name in TABLES[domain]:
+        left, right = getattr(ours, name), getattr(gold, name)
+        for key in sorted(left.keys() ^ right.keys()):
+            ours_has = key in left
+            found.append({"table": name, "key": key, "field": None, "ours": ours_has, "gold": not ours_has})
+        for key in sorted((left.owned | right.owned) & left.keys() & right.keys()):
+            a = dict.__getitem__(left, key).model_dump(warnings=False)
+            b = dict.__getitem__(right, key).model_dump(warnings=False)
+            for field in sorted(set(a) | set(b)):
+                if _text(a.get(field)) != _text(b.get(field)):
+                    found.append(
+                        {"table": name, "key": key, "field": field, "ours": a.get(field), "gold": b.get(field)}
+                    )
+            if len(found) >= SHOWN_DIFFERENCES:
+                break
+    return found[:SHOWN_DIFFERENCES]
+
+
+def _differences(path: list[str], a: Any, b: Any, found: list[dict[str, Any]]) -> None:
+    """Each leaf where two dumps differ, as ``{"table": path[0], "key": the rest of the path, ...}``."""
+    if len(found) >= SHOWN_DIFFERENCES or _text(a) == _text(b):
+        return
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b), key=str):
+            _differences([*path, str(key)], a.get(key), b.get(key), found)
+    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for index, (x, y) in enumerate(zip(a, b, strict=True)):
+            _differences([*path, str(index)], x, y, found)
+    else:
+        table, key = (path[0], ".".join(path[1:]) or None) if path else (None, None)
+        found.append({"table": table, "key": key, "field": None, "ours": a, "gold": b})
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
 def entry_text(entry: Any) -> str:
     return json.dumps(entry.model_dump(warnings=False), sort_keys=True, default=str)
 
@@ -222,6 +271,14 @@ class Environment:
     def same_state(self, other: Environment) -> bool:
         """The official DB check: both databases, the agent's and the user's, hash alike."""
         return same_state(self.tools.db, other.tools.db, self.domain) and self.user_db_hash() == other.user_db_hash()
+
+    def state_differences(self, gold: Environment) -> list[dict[str, Any]]:
+        """Where this environment's databases differ from ``gold``'s (``state_differences``), the
+        user's phone included."""
+        found = state_differences(self.tools.db, gold.tools.db, self.domain)
+        if self.user_db_hash() != gold.user_db_hash():
+            found.append({"table": "user device", "key": None, "field": None, "ours": "differs", "gold": "differs"})
+        return found
 
     def sync(self) -> None:
         """``TelecomEnvironment.sync_tools`` (nothing to do without a phone, or before the phone

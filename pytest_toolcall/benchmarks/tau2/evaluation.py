@@ -19,6 +19,7 @@ does not name are still computed and kept in ``checks`` (as the official ``Rewar
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -118,10 +119,18 @@ def _environment(
             pass
     match = predicted.same_state(gold)
     checks["db_match"] = match
+    if not match:
+        checks["db_differences"] = predicted.state_differences(gold)
     met = [predicted.run_assertion(assertion) for assertion in assertions or []]
     if assertions:
         checks["env_assertions"] = [
-            {"func_name": a["func_name"], "env_type": a.get("env_type"), "met": m}
+            {
+                "func_name": a["func_name"],
+                "env_type": a.get("env_type"),
+                "arguments": a.get("arguments") or {},
+                "expected": a.get("assert_value", True),
+                "met": m,
+            }
             for a, m in zip(assertions, met, strict=True)
         ]
     result: dict[str, float] = {}
@@ -161,8 +170,37 @@ def _actions(criteria: dict[str, Any], messages: Sequence[dict[str, Any]], check
     actions = criteria.get("actions") or []
     calls = tool_calls(messages)
     matched = [any(action_matches(action, call) for call in calls) for action in actions]
-    checks["actions"] = [{"action_id": a.get("action_id"), "met": m} for a, m in zip(actions, matched, strict=True)]
+    checks["actions"] = [
+        {"action_id": a.get("action_id"), "met": m} if m else _unmatched(a, calls)
+        for a, m in zip(actions, matched, strict=True)
+    ]
     return 1.0 if all(matched) else 0.0
+
+
+def _unmatched(action: dict[str, Any], calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """An expected action no call matched, with the call of that name closest to it (fewest compared
+    arguments differing) and the arguments that differ; no closest call when none has its name."""
+    compared = action.get("compare_args")
+    expected = action["arguments"]
+    best: tuple[int, dict[str, Any], list[str]] | None = None
+    for call in calls:
+        if call.get("name") != action["name"]:
+            continue
+        arguments = call.get("arguments") or {}
+        names = sorted(set(arguments) | set(expected)) if compared is None else list(compared)
+        differing = [n for n in names if arguments.get(n) != expected.get(n)]
+        if best is None or len(differing) < best[0]:
+            best = (len(differing), arguments, differing)
+    entry: dict[str, Any] = {
+        "action_id": action.get("action_id"),
+        "met": False,
+        "name": action["name"],
+        "arguments": expected,
+        "closest": None,
+    }
+    if best is not None:
+        entry["closest"] = {"name": action["name"], "arguments": best[1], "differing": best[2]}
+    return entry
 
 
 def _communicate(criteria: dict[str, Any], messages: Sequence[dict[str, Any]], checks: dict[str, Any]) -> float:
@@ -188,3 +226,62 @@ def _nl_assertions(
     results = judge(messages, list(assertions))
     checks["nl_assertions"] = [{"assertion": a, "met": m, "justification": j} for a, m, j in results]
     return 1.0 if all(met for _, met, _ in results) else 0.0
+
+
+def failures(reward: Reward) -> list[str]:
+    """What made each component at 0 fail, one line each, for a person: the failed environment
+    assertions, the database entries that differ from the gold replay, the expected actions no call
+    matched (with the closest call), the texts not communicated, the judge's verdicts."""
+    checks, lines = reward.checks, []
+    zero = {name for name, value in reward.breakdown.items() if value == 0.0}
+    if "DB" in zero:
+        differences = checks.get("db_differences") or []
+        for d in differences:
+            where = "/".join(str(p) for p in (d["table"], d["key"], d["field"]) if p is not None)
+            if d["field"] is None and isinstance(d["ours"], bool):
+                lines.append(f"DB: {where} only in {'ours' if d['ours'] else 'the gold replay'}")
+            else:
+                lines.append(f"DB: {where}: ours {_shown(d['ours'])}, gold {_shown(d['gold'])}")
+        if not differences:
+            lines.append("DB: the database differs from the gold replay")
+    if "ENV_ASSERTION" in zero:
+        for a in checks.get("env_assertions") or []:
+            if not a["met"]:
+                lines.append(
+                    f"ENV_ASSERTION: {a['env_type']} {a['func_name']}({_arguments(a['arguments'])}) "
+                    f"expected {a['expected']}, was {not a['expected']}"
+                )
+    if "ACTION" in zero:
+        for a in checks.get("actions") or []:
+            if a["met"]:
+                continue
+            line = f"ACTION: expected {a['name']}({_arguments(a['arguments'])}) not matched"
+            closest = a.get("closest")
+            if closest is None:
+                line += f"; no call of {a['name']}"
+            else:
+                called = f"{a['name']}({_arguments(closest['arguments'])})"
+                line += f"; closest {called} differs in {', '.join(closest['differing'])}"
+            lines.append(line)
+    if "COMMUNICATE" in zero:
+        lines += [
+            f"COMMUNICATE: {c['info']!r} not found in the agent's messages"
+            for c in checks.get("communicate") or []
+            if not c["met"]
+        ]
+    if "NL_ASSERTION" in zero:
+        lines += [
+            f"NL_ASSERTION: not met: {n['assertion']!r}; judge: {n['justification']}"
+            for n in checks.get("nl_assertions") or []
+            if not n["met"]
+        ]
+    return lines
+
+
+def _arguments(arguments: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={_shown(v)}" for k, v in arguments.items())
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return text if len(text) <= 80 else f"{text[:80]}..."

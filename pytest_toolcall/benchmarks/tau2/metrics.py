@@ -1,4 +1,4 @@
-"""The ``tau2`` metrics block, its terminal table and its gate names.
+"""The ``tau2`` metrics, declared (``METRICS``), its block and its terminal table.
 
 As the official ``compute_metrics``: a simulation succeeds when its reward is 1 (within 1e-6);
 per domain, a task with c successes in n trials contributes C(c, k)/C(n, k) to pass^k, k = 1 … the
@@ -14,12 +14,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_toolcall.api import Part, Table, interval
+from pytest_toolcall.api import PASS_HAT_K, Metrics, Part, Rows, Table, interval
 from pytest_toolcall.api.statistics import accuracy_interval, as_list, pass_hat_k
+from pytest_toolcall.benchmarks.tau2.environment import DOMAINS
 from pytest_toolcall.benchmarks.tau2.evaluation import COMPONENTS, INFRASTRUCTURE_ERROR
 
 BLOCK = "tau2"
 DOMAIN_ORDER = ("airline", "retail", "telecom")
+
+
+#: τ²'s metrics, declared: a row per domain (pass^1 with its interval, the pass^k curve), OVERALL the
+#: mean of the domains' pass^1, and each domain's pass^k as a gate name. The block is τ²'s own shape
+#: (``tau2_metrics``: tasks, simulations, infrastructure errors and reward components per domain).
+METRICS = Metrics(
+    rows=(Rows(names=DOMAINS),),
+    overall_of_rows=True,
+    reducer=PASS_HAT_K,
+    numbers=tuple(f"{domain}.pass_hat_<k>" for domain in DOMAINS),
+    block=lambda benchmark, records: tau2_metrics(records),
+)
 
 
 def success(reward: float) -> bool:
@@ -118,14 +131,3 @@ def summary_parts(block: dict[str, Any]) -> list[Part]:
 
 def _number(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
-
-
-def claims(name: str) -> bool:
-    if not name.startswith(f"{BLOCK}."):
-        return False
-    parts = name.split(".")
-    if parts[1:] == ["overall"]:
-        return True
-    if len(parts) == 2 or (len(parts) == 3 and parts[2].startswith("pass_hat_") and parts[2][9:].isdigit()):
-        return True
-    raise ValueError(f"unknown metric {name!r}; use tau2.overall, tau2.<domain> or tau2.<domain>.pass_hat_<k>")

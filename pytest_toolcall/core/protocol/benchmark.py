@@ -20,7 +20,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol, final
+
+from pytest_toolcall.core.protocol.metrics import Metrics
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -237,9 +239,11 @@ class Benchmark(ABC):
     #: among the paths pytest is given (``.toolcall.yaml``): one item per unit ``load_file`` finds,
     #: under that file's node (``<file>::<key>``). Such a benchmark is active in every run.
     file_suffixes: ClassVar[tuple[str, ...]] = ()
-    #: The metric names a threshold may give after ``<name>.`` (checked at start-up, before the data
-    #: is loaded). Empty: ``overall`` and any other name (a category), looked up when the gate runs.
-    gate_metrics: ClassVar[tuple[str, ...]] = ()
+    #: What it measures (``core.protocol.metrics.Metrics``): rows, groups and weights, the repeats'
+    #: reducer, gate names. From it come the metrics block, its gate names and values, its JUnit
+    #: properties and the comparison with a baseline. Default: accuracy per category and OVERALL,
+    #: every unit alike; any category is a gate name.
+    metrics: ClassVar[Metrics] = Metrics()
 
     def __init__(self, settings: BenchmarkSettings) -> None:
         """Read and check the benchmark's options (``settings.option(name)``); raise
@@ -332,11 +336,17 @@ class Benchmark(ABC):
         shards when no latency of it was recorded: an agent dialogue weighs more."""
         return 1.0
 
-    def block_of(self, record: Mapping[str, Any]) -> str:
-        """The metrics block a record (or a unit's ``identity()``) counts in: ``name`` by default; a
-        benchmark with one block per part names them ``<name>/<part>`` (``acebench/en``)."""
-        return self.name
+    # --- derived from ``metrics``: not to be overridden -------------------------------------------
 
+    @final
+    def block_of(self, record: Mapping[str, Any]) -> str:
+        """The metrics block a record (or a unit's ``identity()``) counts in: ``name``, or
+        ``<name>/<part>`` when the declaration splits blocks (``Metrics.per``)."""
+        from pytest_toolcall.core.protocol.metrics import block_of
+
+        return block_of(self, record)
+
+    @final
     def count_units(self, units: list[Unit]) -> None:
         """Take note of how many units the data holds per block and category (the runner calls it
         with every unit ``load`` returned, before ``--toolcall-limit``)."""
@@ -345,106 +355,61 @@ class Benchmark(ABC):
                 sizes = self.sizes_by_block.setdefault(self.block_of(unit.identity()), {})
                 sizes[unit.category] = sizes.get(unit.category, 0) + 1
 
+    @final
     def aggregate(self, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        """Metrics blocks (name -> block) from the records of this benchmark's units. Default: the
-        accuracy block of ``core.protocol.blocks`` per ``block_of``; no block without records."""
-        from pytest_toolcall.core.protocol.blocks import accuracy_block
+        """Metrics blocks (name -> block) from the records of this benchmark's units, derived from the
+        declaration (``core.protocol.metrics.derive_blocks``); no block without records."""
+        from pytest_toolcall.core.protocol.metrics import derive_blocks
 
-        by_block: dict[str, list[dict[str, Any]]] = {}
-        for record in records:
-            by_block.setdefault(self.block_of(record), []).append(record)
-        return {name: accuracy_block(rows, self.sizes_by_block.get(name)) for name, rows in sorted(by_block.items())}
+        return derive_blocks(self, records)
 
+    @final
     def aggregate_context(self) -> dict[str, Any]:
-        """What ``aggregate`` needs besides the records (plain builtins), kept in the report so that
-        ``pytest-toolcall merge`` recomputes the same metrics without loading the data. Default: the
-        data's units per block and category."""
-        return {"sizes": self.sizes_by_block} if self.sizes_by_block else {}
+        """What ``aggregate`` needs besides the records, kept in the report (``run.aggregation``) so
+        that ``pytest-toolcall merge`` recomputes the same metrics without loading the data."""
+        from pytest_toolcall.core.protocol.metrics import aggregation_context
 
+        return aggregation_context(self)
+
+    @final
     def restore_aggregate_context(self, context: dict[str, Any]) -> None:
         """Take back what ``aggregate_context`` returned in the run (before ``aggregate`` in merge)."""
-        sizes = context.get("sizes") or {}
-        self.sizes_by_block = {str(b): {str(c): int(n) for c, n in cats.items()} for b, cats in sizes.items()}
+        from pytest_toolcall.core.protocol.metrics import restore_context
 
-    def summary_parts(self, name: str, block: dict[str, Any]) -> list[Part]:
-        """The summary of one metrics block: text lines and tables (``core.protocol.tables.Table``), which the
-        terminal renders with tabulate and the GitHub step summary as markdown tables. Default:
-        ``core.protocol.tables.default_parts``."""
-        from pytest_toolcall.core.protocol.tables import default_parts
+        restore_context(self, context)
 
-        return default_parts(block)
-
+    @final
     def summary(self, name: str, block: dict[str, Any]) -> list[str]:
         """Terminal lines of one metrics block: its ``summary_parts`` rendered (override those)."""
         from pytest_toolcall.core.protocol.tables import render
 
         return render(self.summary_parts(name, block))
 
+    @final
     def suite_properties(self, name: str, block: dict[str, Any]) -> list[tuple[str, Any]]:
-        """JUnit suite properties of a block. Default: its top-level numbers and flags, its groups and
-        each category's accuracy."""
-        props = [(f"{name}.{key}", value) for key, value in block.items() if not isinstance(value, (dict, list))]
-        groups = block.get("groups") or {}
-        props += [(f"{name}.{group}", value) for group, value in groups.items() if value is not None]
-        for category, row in (block.get("categories") or {}).items():
-            if isinstance(row, dict) and row.get("accuracy") is not None:
-                props.append((f"{name}.{category}.accuracy", row["accuracy"]))
-        return props
+        """JUnit suite properties of a block (``core.protocol.metrics.suite_properties``)."""
+        from pytest_toolcall.core.protocol.metrics import suite_properties
 
-    # --- gate names ------------------------------------------------------------------------------
+        return suite_properties(self, name, block)
 
+    @final
     @classmethod
     def claims_metric(cls, name: str) -> bool:
-        """Whether a gate metric name is this benchmark's: ``<name>.<metric>`` (every block of the
-        benchmark) or ``<name>/<part>.<metric>`` (one block). Raise ``ValueError`` for a metric
-        ``gate_metrics`` does not list."""
-        prefix, dot, metric = name.partition(".")
-        if not dot or not (prefix == cls.name or prefix.startswith(f"{cls.name}/")):
-            return False
-        if not metric or (cls.gate_metrics and metric not in cls.gate_metrics):
-            known = ", ".join(f"{cls.name}.{m}" for m in cls.gate_metrics) or f"{cls.name}.overall"
-            raise ValueError(f"unknown {cls.name} metric {name!r}; use {known}")
-        return True
+        """Whether a gate name is this benchmark's, by its declared names; ``ValueError`` for a name of
+        it that it does not measure."""
+        from pytest_toolcall.core.protocol.metrics import claims
 
-    def gate_metric_problem(self, name: str) -> str | None:
-        """Why a metric name this benchmark claims names nothing this run (or report) measures, when
-        only its options tell (general_fc's ``agreement`` without a reference): a threshold on it is
-        then a usage error, like an unknown name. Default: None (every claimed name can be measured)."""
-        return None
+        return claims(cls, name)
 
+    @final
     @classmethod
     def gate_values(cls, name: str, metrics: dict[str, dict[str, Any]]) -> list[tuple[str, float | None]]:
-        """(label, value) of a claimed metric in every block it applies to; None: not measured.
-        Default: ``core.protocol.blocks.block_value`` in the named block, or in each block of the benchmark.
-        The gate hands in views of the blocks (lower bounds, official values), so a value read here
-        is gated on its interval and its official value by the naming rules of ``core.protocol.blocks``."""
-        from pytest_toolcall.core.protocol.blocks import block_value
+        """(label, value) of a claimed metric in every block it applies to; None: not measured."""
+        from pytest_toolcall.core.protocol.metrics import gate_values
 
-        prefix, _, metric = name.partition(".")
-        own = sorted(b for b in metrics if b == cls.name or b.startswith(f"{cls.name}/"))
-        names = [prefix] if "/" in prefix else own
-        if not names:
-            return [(name, None)]
-        return [(name if len(names) == 1 else f"{b}.{metric}", block_value(metrics.get(b), metric)) for b in names]
+        return gate_values(cls, name, metrics)
 
-    # --- the comparison with a baseline -------------------------------------------------------------
-
-    def comparison_weights(self, block: str, units: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, float]]:
-        """The metrics of a block that the comparison tests, each as unit weights (unit key ->
-        weight, summing to 1) over ``units``, the units both runs share (key -> a record of it).
-        Default: each category (its units alike) and ``overall`` (every unit alike)."""
-        from pytest_toolcall.core.stats.comparison import unit_weights
-
-        by_category: dict[str, list[str]] = {}
-        for key, record in sorted(units.items()):
-            by_category.setdefault(str(record.get("category")), []).append(key)
-        weights = {category: unit_weights({category: keys}) for category, keys in sorted(by_category.items())}
-        weights["overall"] = dict.fromkeys(units, 1 / len(units)) if units else {}
-        return weights
-
-    #: The metrics of a block that ``--toolcall-fail-on-regression`` checks without being named.
-    gated_metrics: ClassVar[tuple[str, ...]] = ("overall",)
-
+    @final
     def compare(
         self,
         baseline_samples: list[dict[str, Any]],
@@ -452,40 +417,27 @@ class Benchmark(ABC):
         samples: list[dict[str, Any]],
         blocks: dict[str, dict[str, Any]],
     ) -> dict[str, dict[str, Any]]:
-        """This benchmark's metrics against a baseline run (``--toolcall-baseline``): full metric name
-        (``<block>.<metric>``) -> ``core.stats.comparison.compare_metric``'s fields plus ``gated`` (a
-        metric of ``gated_metrics``). ``baseline_samples`` and ``samples`` are this benchmark's;
-        ``baseline_metrics`` every block of the baseline, ``blocks`` this run's blocks of it.
+        """This benchmark's metrics against a baseline run (``--toolcall-baseline``), by the
+        declaration: ``core.protocol.metrics.compare``."""
+        from pytest_toolcall.core.protocol.metrics import compare
 
-        Default: per block, the units both runs share, the metrics of ``comparison_weights`` tested
-        by the paired test of ``core.stats.comparison`` (McNemar's exact test on units run once and
-        weighing alike, the sign-flip test otherwise: repeats, weighted groups). The values shown are
-        the blocks' own when both ran whole (not partial, no errors), else the weighted means over
-        the shared units."""
-        from pytest_toolcall.core.protocol.blocks import reported_values
-        from pytest_toolcall.core.stats.comparison import compare_metrics
-        from pytest_toolcall.core.stats.estimates import attempt_scores, unit_key, unit_means
+        return compare(self, baseline_samples, baseline_metrics, samples, blocks)
 
-        changes: dict[str, dict[str, Any]] = {}
-        for block in sorted({self.block_of(s) for s in samples}):
-            before_rows = [s for s in baseline_samples if self.block_of(s) == block]
-            now_rows = [s for s in samples if self.block_of(s) == block]
-            before, now = unit_means(attempt_scores(before_rows)), unit_means(attempt_scores(now_rows))
-            if not before:
-                continue
-            shared = {unit_key(s): s for s in now_rows if unit_key(s) in before and unit_key(s) in now}
-            old, new = baseline_metrics.get(block), blocks.get(block)
-            whole = all(b and not b.get("partial") and not b.get("errors") for b in (old, new))
-            compared = compare_metrics(
-                before,
-                now,
-                self.comparison_weights(block, shared),
-                baseline_values=reported_values(old) if whole else None,
-                now_values=reported_values(new) if whole else None,
-            )
-            for metric, change in compared.items():
-                changes[f"{block}.{metric}"] = {**change, "gated": metric in self.gated_metrics}
-        return changes
+    # --- optional, with defaults (continued) -------------------------------------------------------
+
+    def summary_parts(self, name: str, block: dict[str, Any]) -> list[Part]:
+        """The summary of one metrics block: text lines and tables (``core.protocol.tables.Table``), which the
+        terminal renders with tabulate and the GitHub step summary as markdown tables. Default:
+        ``core.protocol.tables.default_parts``; override only for a table that is the benchmark's own."""
+        from pytest_toolcall.core.protocol.tables import default_parts
+
+        return default_parts(block)
+
+    def gate_metric_problem(self, name: str) -> str | None:
+        """Why a metric name this benchmark claims names nothing this run (or report) measures, when
+        only its options tell (general_fc's ``agreement`` without a reference): a threshold on it is
+        then a usage error, like an unknown name. Default: None (every claimed name can be measured)."""
+        return None
 
     # --- selection and references ----------------------------------------------------------------
 

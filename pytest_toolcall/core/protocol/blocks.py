@@ -37,10 +37,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_toolcall.core.protocol.failure_kinds import failure_kind_counts
-from pytest_toolcall.core.stats.intervals import category_fields, repeat_fields
+from pytest_toolcall.core.stats.intervals import as_list, category_fields, group_intervals, repeat_fields, unit_means_by
+
+if TYPE_CHECKING:
+    from pytest_toolcall.core.protocol.metrics import Column, Metrics
 
 INTERVAL = "_ci95"
 OFFICIAL = "_official"
@@ -175,45 +178,90 @@ def reported_values(block: Mapping[str, Any] | None) -> dict[str, float]:
 # --- the default block ------------------------------------------------------------------------
 
 
-def accuracy_row(records: list[Mapping[str, Any]], expected: int | None = None) -> dict[str, Any]:
+def accuracy_row(
+    records: list[Mapping[str, Any]],
+    expected: int | None = None,
+    *,
+    declared: Metrics | None = None,
+    name: str = "",
+) -> dict[str, Any]:
     """A category's row from its records (skipped ones left out); ``expected``: how many attempts the
-    data holds for it (units times repeats), when known."""
+    data holds for it (units times repeats), when known. ``declared``: the benchmark's declaration
+    (its columns, rounding, official rows), ``name`` the row's."""
     rows = [r for r in records if r.get("outcome") != "skipped"]
     n = len(rows)
     passed = sum(1 for r in rows if r.get("score") == 1.0)
     errors = sum(1 for r in rows if r.get("outcome") == "error")
+    digits = declared.digits(name) if declared is not None and declared.digits is not None else None
+    measured_all = declared is not None and declared.errored_scores_zero
     row: dict[str, Any] = {
         "n": n,
         "passed": passed,
         "failed": n - passed - errors,
         "errors": errors,
-        "accuracy": passed / n if n > errors else None,
+        "accuracy": _rounded(passed / n, digits) if n > errors or (measured_all and n) else None,
         **category_fields(rows),
     }
+    for column in declared.columns if declared is not None else ():
+        row[column.name] = _column(column, rows, digits)
     if row["accuracy"] is None:  # nothing measured: no interval around a value that does not exist
         row["ci95"] = None
-    if expected is not None and n < expected:
-        row["accuracy_official"] = passed / expected
+    official = declared is None or declared.row_official
+    if official and expected is not None and n < expected:
+        row["accuracy_official"] = _rounded(passed / expected, digits)
     return row
 
 
-def accuracy_block(records: Iterable[Mapping[str, Any]], sizes: Mapping[str, int] | None = None) -> dict[str, Any]:
+def _rounded(value: float, digits: int | None) -> float:
+    return value if digits is None else round(value, digits)
+
+
+def _column(column: Column, rows: list[Mapping[str, Any]], row_digits: int | None) -> float | None:
+    """A column's mean over a row's records (``Column``); None when no record has the field."""
+    if not any(r.get(column.field) is not None for r in rows):
+        return None
+    if column.missing is None:
+        values = [r[column.field] for r in rows if is_number(r.get(column.field))]
+    else:
+        values = [r.get(column.field) or column.missing for r in rows]
+    if not values:
+        return None
+    return _rounded(sum(values) / len(values), column.digits if column.digits is not None else row_digits)
+
+
+def _categories(
+    declared: Metrics | None, rows: list[Mapping[str, Any]], sizes: Mapping[str, int], attempts: int
+) -> dict[str, dict[str, Any]]:
+    """The rows of the first table, in order: declared ones, then those of the data, then the rest."""
+    table = declared.rows[0] if declared is not None and declared.rows else None
+    key = table.field if table is not None else "category"
+    by_category: dict[str, list[Mapping[str, Any]]] = {}
+    for record in rows:
+        by_category.setdefault(str(record.get(key)), []).append(record)
+    known = list(dict.fromkeys([*(table.names if table is not None else ()), *sizes]))
+    order = [c for c in known if c in by_category] + sorted(c for c in by_category if c not in known)
+    return {
+        c: accuracy_row(by_category[c], sizes[c] * attempts if c in sizes else None, declared=declared, name=c)
+        for c in order
+    }
+
+
+def accuracy_block(
+    records: Iterable[Mapping[str, Any]], sizes: Mapping[str, int] | None = None, *, declared: Metrics | None = None
+) -> dict[str, Any]:
     """The default metrics block (module docstring) from a block's records; ``sizes``: units per
     category in the data (before ``--toolcall-limit`` and any selection), when known."""
     rows = [r for r in records if r.get("outcome") != "skipped"]
     sizes = dict(sizes or {})
     attempts = max((r.get("repeat") or 1 for r in rows), default=1)
-    by_category: dict[str, list[Mapping[str, Any]]] = {}
-    for record in rows:
-        by_category.setdefault(str(record.get("category")), []).append(record)
-    order = [c for c in sizes if c in by_category] + sorted(c for c in by_category if c not in sizes)
-    categories = {c: accuracy_row(by_category[c], sizes[c] * attempts if c in sizes else None) for c in order}
+    categories = _categories(declared, rows, sizes, attempts)
     n = len(rows)
     passed = sum(m["passed"] for m in categories.values())
     errors = sum(m["errors"] for m in categories.values())
     expected = sum(max(sizes.get(c, 0) * attempts, m["n"]) for c, m in categories.items())
     expected += sum(size * attempts for c, size in sizes.items() if c not in categories)
-    missing = [c for c in sizes if c not in categories]
+    declared_names = declared.rows[0].names if declared is not None and declared.rows else ()
+    missing = [c for c in dict.fromkeys([*declared_names, *sizes]) if c not in categories]
     short = [c for c, m in categories.items() if "accuracy_official" in m]
     overall = passed / n if n > errors else None
     return {
@@ -231,3 +279,118 @@ def accuracy_block(records: Iterable[Mapping[str, Any]], sizes: Mapping[str, int
         "failure_kinds": failure_kind_counts([dict(r) for r in rows]),
         **repeat_fields(rows),
     }
+
+
+# --- a block with groups ----------------------------------------------------------------------
+
+
+def grouped_block(
+    declared: Metrics, records: Iterable[Mapping[str, Any]], sizes: Mapping[str, int] | None = None
+) -> dict[str, Any]:
+    """A block with declared groups and a weighted OVERALL (ACEBench's, BFCL's): the rows, then each
+    group's value (the mean of its members run, or pooled), its official value (members not run count
+    0; ``official_digits``), OVERALL = Σ weight·group renormalised over the groups measured and its
+    official value; a partial block (a category missing, cut short or with errors) shows the
+    renormalised values, a whole one the official ones."""
+    rows = [r for r in records if r.get("outcome") != "skipped"]
+    sizes = dict(sizes or {})
+    attempts = max((r.get("repeat") or 1 for r in rows), default=1)
+    categories = _categories(declared, rows, sizes, attempts)
+    names = declared.rows[0].names if declared.rows else ()
+    missing = [c for c in dict.fromkeys([*names, *sizes]) if c not in categories]
+    short = [c for c, m in categories.items() if m["n"] < sizes.get(c, 0) * attempts]
+    errors = sum(m["errors"] for m in categories.values())
+    scores = _group_scores(declared, categories, {c for c, m in categories.items() if m["errors"]} | set(short))
+    partial = bool(missing or short or errors or scores["overall"]["partial"])
+    shown = [g for g, group in declared.groups.items() if group.shown]
+    groups = {g: scores[g]["value" if partial else "official"] for g in shown}
+    overall = scores["overall"]["value" if partial else "official"]
+    block: dict[str, Any] = {"categories": categories}
+    if declared.scores:
+        block["scores"] = scores
+    block["groups"] = groups
+    if declared.group_intervals:
+        intervals = group_intervals(
+            {c: list(means.values()) for c, means in unit_means_by(rows, "category").items()},
+            {g: group.members for g, group in declared.groups.items()},
+            declared.overall.weights if declared.overall is not None else {},
+            repeated=attempts > 1,
+        )
+        # No interval around a value that nothing measured.
+        block["groups_ci95"] = {g: as_list(intervals[g]) if groups[g] is not None else None for g in shown}
+    block["groups_official"] = {g: scores[g]["official"] for g in shown}
+    block["overall"] = overall
+    if declared.group_intervals:
+        block["overall_ci95"] = as_list(intervals["overall"]) if overall is not None else None
+    block.update(
+        overall_official=scores["overall"]["official"],
+        partial=partial,
+        missing_categories=missing,
+        short_categories=short,
+        errors=errors,
+        failure_kinds=failure_kind_counts([dict(r) for r in rows]),
+        **repeat_fields(rows),
+    )
+    return block
+
+
+def _group_scores(
+    declared: Metrics, categories: Mapping[str, Mapping[str, Any]], incomplete: set[str]
+) -> dict[str, dict[str, Any]]:
+    """Every group's and OVERALL's ``value`` (over what ran), ``official`` (what did not run counts
+    0) and ``partial`` (a member not run, cut short or with errors)."""
+    accuracy = {c: m["accuracy"] for c, m in categories.items() if m["accuracy"] is not None}
+    official_accuracy = {c: categories[c].get("accuracy_official", value) for c, value in accuracy.items()}
+    data_sizes = declared.data_sizes() if declared.data_sizes is not None else {}
+    digits = declared.official_digits
+    scores: dict[str, dict[str, Any]] = {}
+
+    def value(member: str) -> float | None:
+        return scores[member]["value"] if member in scores else accuracy.get(member)
+
+    def official(member: str) -> float:
+        return scores[member]["official"] if member in scores else official_accuracy.get(member, 0.0)
+
+    def partial(member: str) -> bool:
+        return scores[member]["partial"] if member in scores else member not in accuracy or member in incomplete
+
+    for name, group in declared.groups.items():
+        members = group.members
+        group_value: float | None
+        if group.pooled:
+            run = [m for m in members if m in accuracy]
+            passed = sum(categories[m]["passed"] for m in run)
+            total = sum(categories[m]["n"] for m in run)
+            weight = total + sum(data_sizes.get(m, 0) for m in members if m not in accuracy)
+            group_value, group_official = (passed / total if total else None), (passed / weight if weight else 0.0)
+        else:
+            present = [v for m in members if (v := value(m)) is not None]
+            group_value = sum(present) / len(present) if present else None
+            group_official = sum(official(m) for m in members) / len(members) if members else 0.0
+        if digits is not None:
+            group_official = round(group_official, digits)
+        score = {
+            "value": group_value,
+            "official": group_official,
+            "partial": not members or any(partial(m) for m in members),
+        }
+        scores[name] = score
+    weights = declared.overall.weights if declared.overall is not None else {}
+    evaluated = {g: (w, v) for g, w in weights.items() if (v := scores[g]["value"]) is not None}
+    overall_official: float | None = sum(w * scores[g]["official"] for g, w in weights.items())
+    if declared.overall is not None and declared.overall.divide_official and overall_official is not None:
+        overall_official /= sum(weights.values())
+    if digits is not None and overall_official is not None:
+        overall_official = round(overall_official, digits)
+    if not accuracy:  # nothing measured: no official value either
+        for score in scores.values():
+            score["official"] = None
+        overall_official = None
+    scores["overall"] = {
+        "value": sum(w * v for w, v in evaluated.values()) / sum(w for w, _ in evaluated.values())
+        if evaluated
+        else None,
+        "official": overall_official,
+        "partial": any(scores[g]["partial"] for g in weights),
+    }
+    return scores

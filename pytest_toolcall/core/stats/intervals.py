@@ -51,6 +51,7 @@ from pytest_toolcall.core.stats.estimates import (
     weighted_groups,
     wilson,
 )
+from pytest_toolcall.core.stats.repeats import effective_units, hull, unit_floor
 
 Interval = tuple[float, float]
 
@@ -217,13 +218,16 @@ def _interval(values: list[float]) -> Interval | None:
 
 def accuracy_interval(attempts: Mapping[str, Sequence[float]], *, seed: int = 0) -> Interval | None:
     """A category's 95 % interval: Wilson on passed/n when every unit ran once with a 0/1 score, else
-    the bootstrap of the mean of per-unit mean scores."""
+    the bootstrap of the mean of per-unit mean scores, never narrower than the number of units
+    justifies (``repeats.unit_floor``: 5 all-pass units repeated twice are not [1, 1])."""
     units = [scores for scores in attempts.values() if scores]
     if all(len(scores) == 1 and scores[0] in (0.0, 1.0) for scores in units):
         return wilson(sum(1 for scores in units if scores[0] == 1.0), len(units))
-    values, counts = _values(sum(scores) / len(scores) for scores in units)
+    means = [sum(scores) / len(scores) for scores in units]
+    values, counts = _values(means)
     rng = random.Random(seed)
-    return _interval([_mean_of(values, resampled_counts(rng, counts)) for _ in range(RESAMPLES)])
+    spread = _interval([_mean_of(values, resampled_counts(rng, counts)) for _ in range(RESAMPLES)])
+    return hull(spread, unit_floor(sum(means) / len(means), len(means)))
 
 
 def group_intervals(
@@ -232,10 +236,17 @@ def group_intervals(
     weights: Mapping[str, float],
     *,
     seed: int = 0,
+    repeated: bool = False,
 ) -> dict[str, Interval | None]:
     """Intervals of every group (the mean of its categories' means) and of ``"overall"`` (Σ weight·group,
     renormalised over the groups with units unless all have some: ``statistics.weighted_groups``), from
-    one stratified bootstrap of per-unit mean scores, stratified by category."""
+    one stratified bootstrap of per-unit mean scores, stratified by category. ``repeated`` (units ran
+    more than once): each interval is at least the one its effective number of units justifies
+    (``repeats.unit_floor``)."""
+    if repeated:
+        return _floored(
+            units_by_category, groups, weights, group_intervals(units_by_category, groups, weights, seed=seed)
+        )
     strata = {c: _values(units) for c, units in sorted(units_by_category.items()) if units}
     overall = weighted_groups(groups, weights)
     # Group members with units, fixed for the run: each resample then only draws and averages.
@@ -251,6 +262,36 @@ def group_intervals(
         if value is not None:
             series["overall"].append(value)
     return {name: _interval(values) for name, values in series.items()}
+
+
+def _floored(
+    units_by_category: Mapping[str, Sequence[float]],
+    groups: Mapping[str, Sequence[str]],
+    weights: Mapping[str, float],
+    intervals: dict[str, Interval | None],
+) -> dict[str, Interval | None]:
+    """Each group's and OVERALL's interval widened to its ``unit_floor``: the statistic's value on the
+    units themselves, over the effective number of units of its unit weights."""
+    present = {c: list(units) for c, units in units_by_category.items() if units}
+    unit_weights: dict[str, dict[str, float]] = {}  # metric -> category -> weight of each of its units
+    for group, members in groups.items():
+        cats = [c for c in members if c in present]
+        unit_weights[group] = {c: 1 / len(cats) / len(present[c]) for c in cats}
+    evaluated = {g: w for g, w in weights.items() if unit_weights.get(g)}
+    total = sum(evaluated.values())
+    overall: dict[str, float] = {}
+    for group, weight in evaluated.items():
+        for c, w in unit_weights[group].items():
+            overall[c] = overall.get(c, 0.0) + weight / total * w
+    unit_weights["overall"] = overall
+    floored = dict(intervals)
+    for name, by_category in unit_weights.items():
+        if not by_category:
+            continue
+        value = sum(w * sum(present[c]) for c, w in by_category.items())
+        n = effective_units([w for c, w in by_category.items() for _ in present[c]])
+        floored[name] = hull(intervals.get(name), unit_floor(value, n))
+    return floored
 
 
 def _resampled_mean(rng: random.Random, values: Sequence[float], counts: Sequence[int]) -> float:

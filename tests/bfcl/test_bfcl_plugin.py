@@ -297,6 +297,8 @@ def test_errors_are_counted_apart_and_make_the_scores_partial() -> None:
         ("--toolcall-fail-under=bfcl.web_search=0.5", "unknown metric 'bfcl.web_search'"),
         ("--toolcall-bfcl-categories=format_sensitivity", "format_sensitivity runs in prompting mode only"),
         ("--toolcall-bfcl-empty-tool-calls=maybe", "--toolcall-bfcl-empty-tool-calls: unknown value maybe"),
+        ("--toolcall-bfcl-categories=memory_vector", "memory_vector is not measured: it needs the weights"),
+        ("--toolcall-bfcl-categories=web_search_base", "web_search_base is not measured: it needs a live web-search"),
     ],
 )
 def test_usage_errors(pytester: pytest.Pytester, option: str, message: str) -> None:

@@ -42,6 +42,7 @@ from pytest_toolcall.benchmarks.bfcl.metrics import (
     FORMAT_SENSITIVITY,
     METRICS,
     MULTI_TURN,
+    NOT_MEASURED,
     V3_CATEGORIES,
 )
 
@@ -117,7 +118,11 @@ class BFCL(Benchmark):
             raise usage_error("bfcl-mode", f"one mode, not {', '.join(modes)}")
         self.mode = modes[0]
         names = (*CATEGORY_GROUPS, *ALL_CATEGORIES)
-        chosen = parse_choices("bfcl-categories", settings.option("bfcl-categories"), names)
+        asked = str(settings.option("bfcl-categories") or "")
+        for name in (part.strip() for part in asked.split(",")):
+            if name in NOT_MEASURED:  # an official category, named with the reason it cannot run here
+                raise usage_error("bfcl-categories", f"{name} is not measured: it {NOT_MEASURED[name]}")
+        chosen = parse_choices("bfcl-categories", asked, names)
         categories = [c for name in chosen for c in CATEGORY_GROUPS.get(name, (name,))]
         if self.mode == "fc" and FORMAT_SENSITIVITY in categories:
             if FORMAT_SENSITIVITY in chosen:

@@ -84,6 +84,11 @@ def _parser() -> argparse.ArgumentParser:
     gate.add_argument(
         "--fail-on-regression", nargs="?", const="0.05", metavar="ALPHA", help="as --toolcall-fail-on-regression"
     )
+    gate.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="judge a report merged from some of its shards (merge --allow-partial) instead of failing it",
+    )
     gate.set_defaults(command=_gate, name="gate")
 
     html = commands.add_parser("html", help="render a JSON report as a single-file HTML report")
@@ -186,7 +191,7 @@ def _gate(args: argparse.Namespace) -> int:
             raise CliError(
                 f"--fail-on-regression: ALPHA is a significance level between 0 and 1, got {args.fail_on_regression!r}"
             )
-    options = gate.GateOptions(thresholds, args.max_errors, args.gate_on, args.gate_value, alpha)
+    options = gate.GateOptions(thresholds, args.max_errors, args.gate_on, args.gate_value, alpha, args.allow_partial)
     document = _read(args.report)
     if alpha is not None and args.baseline is None and document.get("comparison") is None:
         raise CliError(
@@ -287,8 +292,7 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _merge_store(args: argparse.Namespace) -> int:
-    from pytest_toolcall.model.store import StoreError, merge_stores
-    from pytest_toolcall.runner.answers import STORE_FILE
+    from pytest_toolcall.model.store import STORE_FILE, StoreError, merge_stores
 
     sources = [_store_file(path, STORE_FILE) for path in args.stores]
     target = args.output / STORE_FILE if args.output.suffix != ".sqlite3" else args.output

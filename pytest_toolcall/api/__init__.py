@@ -18,14 +18,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_toolcall.config.settings import ORACLE, Settings
+from pytest_toolcall.config.settings import Settings
 from pytest_toolcall.core.protocol.benchmark import (
     Benchmark,
     DataError,
     Dialogue,
     Loaded,
     Models,
-    OtherModel,
     Plan,
     Requests,
     Skip,
@@ -87,7 +86,7 @@ from pytest_toolcall.core.protocol.tables import (
     pass_hat,
     render,
 )
-from pytest_toolcall.core.protocol.types import ChatRequest, ChatResponse, Model, RequestError
+from pytest_toolcall.core.protocol.types import ChatRequest, ChatResponse, Model, RequestError, Role
 from pytest_toolcall.core.stats.comparison import compare_metric, compare_metrics, mcnemar_exact, unit_weights
 from pytest_toolcall.core.stats.estimates import pass_hat_k, wilson
 from pytest_toolcall.core.stats.intervals import accuracy_interval, as_list, category_fields, repeat_fields
@@ -108,14 +107,12 @@ __all__ = [
     "Dialogue",
     "Loaded",
     "Models",
-    "OtherModel",
     "Plan",
     "Requests",
     "Skip",
     "Unit",
     "Verdict",
     "Option",
-    "ORACLE",
     "Settings",
     "parse_choices",
     "parse_number",
@@ -125,6 +122,7 @@ __all__ = [
     "ChatResponse",
     "Model",
     "RequestError",
+    "Role",
     # metrics, declared
     "Metrics",
     "Rows",

@@ -22,8 +22,8 @@ from pytest_toolcall.config import registry
 from pytest_toolcall.core.protocol.benchmark import is_module_nodeid
 from pytest_toolcall.core.protocol.options import Option, one_of, parse_choices, parse_number, usage_error
 from pytest_toolcall.core.safety.urls import redact_url
+from pytest_toolcall.model import oracle
 
-ORACLE = "oracle"
 MODES = ("read-write", "reuse", "read-only", "replay", "off")
 #: The modes that write what arrives to the store.
 WRITING_MODES = ("read-write", "reuse")
@@ -46,6 +46,15 @@ OPTIONS = (
         "environment variable holding the user simulator's key (default: the model's)",
         metavar="NAME",
     ),
+    Option(
+        "judge-model",
+        "LLM judge of what no rule scores (τ²-bench NL assertions; official: gpt-4.1-2025-04-14; default: none, "
+        "those parts are not measured)",
+        metavar="NAME",
+        names_model=True,
+    ),
+    Option("judge-base-url", "endpoint of the judge (default: the model's endpoint)", metavar="URL"),
+    Option("judge-api-key-env", "environment variable holding the judge's key (default: the model's)", metavar="NAME"),
     Option(
         "bench",
         "benchmarks to run, comma-separated, or 'all' (default: acebench when --toolcall-model is typed with no "
@@ -217,12 +226,18 @@ class Settings:
 
     @property
     def is_oracle(self) -> bool:
-        return self.model == ORACLE
+        """Whether the model under test is the built-in oracle."""
+        return oracle.chooses(self.model)
 
     @property
     def sends_requests(self) -> bool:
         """Whether a model of this run is reached over the network."""
-        return self.cache_mode != "replay" and any(m != ORACLE for m in (self.model, *self.other_models))
+        return self.cache_mode != "replay" and not self.only_oracle
+
+    @property
+    def only_oracle(self) -> bool:
+        """Whether every model this run names is the oracle (nothing to send, nothing to store)."""
+        return all(oracle.chooses(m) for m in (self.model, *self.other_models))
 
     @property
     def api_key(self) -> str | None:

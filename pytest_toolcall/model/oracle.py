@@ -1,17 +1,34 @@
-"""The built-in ``oracle`` model: answers every request with the reference its benchmark attached."""
+"""The built-in ``oracle`` model, and the one place that chooses it.
+
+A model of any role named ``oracle`` (``--toolcall-model oracle``, ``--toolcall-user-model oracle``) is
+this implementation: it answers every request at once and without any network, with the reference
+its benchmark attached. Everything else asks a model (``Model.oracle``) or a name (``chooses``),
+never compares the name itself.
+"""
 
 from __future__ import annotations
 
 import concurrent.futures
 
-from pytest_toolcall.config.settings import ORACLE
-from pytest_toolcall.core.protocol.types import ChatRequest, ChatResponse
+from pytest_toolcall.core.protocol.types import ChatRequest, ChatResponse, Role
+
+#: The model name that chooses the oracle.
+NAME = "oracle"
+
+
+def chooses(name: str | None) -> bool:
+    """Whether a model name given in the options chooses the oracle."""
+    return name == NAME
 
 
 class OracleModel:
     """Answers every request with its reference, at once and without any network."""
 
-    name = ORACLE
+    name = NAME
+    oracle = True
+
+    def __init__(self, role: Role = Role.MODEL) -> None:
+        self.role = role
 
     def submit(self, request: ChatRequest) -> concurrent.futures.Future[ChatResponse]:
         future: concurrent.futures.Future[ChatResponse] = concurrent.futures.Future()

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 import pytest
 
-from pytest_toolcall.core.protocol.types import ChatRequest, ChatResponse, Model
+from pytest_toolcall.core.protocol.types import ChatRequest, ChatResponse, ModelClient
 
 
 class Job(Protocol):
@@ -32,7 +32,7 @@ class Job(Protocol):
 class RequestsJob:
     """Independent requests (one sample, or the teacher-forced steps of a dialogue)."""
 
-    def __init__(self, model: Model, requests: list[ChatRequest]) -> None:
+    def __init__(self, model: ModelClient, requests: list[ChatRequest]) -> None:
         self.model = model
         self.requests = requests
         self.futures: list[Future[ChatResponse]] = []

@@ -154,7 +154,7 @@ def stop_client() -> None:
 
 
 class GatewayModel:
-    """A ``Model`` whose requests run in the client process."""
+    """A ``ModelClient`` whose requests run in the client process."""
 
     def __init__(self, settings: ModelSettings, address: str) -> None:
         self.name = settings.model

@@ -30,7 +30,10 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from pytest_toolcall.core.protocol.types import ChatRequest, ChatResponse, Model, RequestError
+from pytest_toolcall.core.protocol.types import ChatRequest, ChatResponse, ModelClient, RequestError
+
+#: The store's file in its folder (``--toolcall-cache``, or under pytest's cache).
+STORE_FILE = "responses.sqlite3"
 
 #: 2: keys include the asking unit's identity (1: the request alone, which gave identical requests of
 #: different units one shared answer).
@@ -393,7 +396,7 @@ class CachedModel:
     def __init__(
         self,
         name: str,
-        model: Model | None,
+        model: ModelClient | None,
         store: ResponseStore,
         mode: str,
         base_url: str | None,

@@ -225,6 +225,9 @@ class GateOptions:
     gate_on: str = "point"
     gate_value: str = "strict"
     alpha: float | None = None  # None: regressions do not fail the gate
+    #: A report merged from some of its shards only (``merge --allow-partial``) is judged as it is
+    #: (its missing shards named in the passing line); False: such a report fails the gate.
+    allow_partial: bool = False
 
     @classmethod
     def parse(
@@ -281,9 +284,14 @@ def decide(result: RunResult, options: GateOptions) -> GateVerdict:
         ordinary_failed=len(result.ordinary_failed),
         interrupted=result.interrupted,
     )
+    missing = [str(m) for m in result.run.get("missing") or []]
+    if missing and not options.allow_partial:
+        shortfalls.append(f"the report is a partial merge ({'; '.join(missing)}): --allow-partial to judge it anyway")
     notes = ["every threshold holds"] if options.thresholds else []
     if options.alpha is not None:
         notes.append(f"no significant regression at alpha={options.alpha:g}")
+    if missing and options.allow_partial:
+        notes.append(f"a partial merge ({'; '.join(missing)})")
     return GateVerdict(tuple(shortfalls), failed_items(result.samples), ", ".join(notes), store_note(result.usage))
 
 

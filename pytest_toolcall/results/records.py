@@ -46,9 +46,6 @@ class Record(TypedDict, total=False):
     stream: dict[str, Any]  # --toolcall-stream on|both: the streamed answer's outcome, failure_kind, tool_calls
 
 
-RECORD = pytest.StashKey[dict[str, Any]]()  # the keys of ``Record``, and the verdict's
-
-
 def new_record(unit: Unit) -> dict[str, Any]:
     """A record with the unit's identity and every result field still empty."""
     record: dict[str, Any] = {"score": None, "process": None, "output": None, "error": None}

@@ -24,6 +24,7 @@ import pytest
 from pytest_toolcall.config.settings import Settings
 from pytest_toolcall.core.protocol.benchmark import MODULE_NODEID, Benchmark, Loaded, Unit
 from pytest_toolcall.runner import items
+from pytest_toolcall.runner.keys import CATALOG, UNIT
 
 
 @dataclass
@@ -210,13 +211,6 @@ def unit_of(item: pytest.Item) -> Unit | None:
     if isinstance(unit, Unit):
         return unit
     return item.stash.get(UNIT, None)
-
-
-CATALOG = pytest.StashKey[Catalog]()
-#: The unit of an item of a user's file.
-UNIT = pytest.StashKey[Unit]()
-#: The unit of an ordinary test counted in a benchmark (a Python test using ``toolcall_chat``).
-TEST_UNIT = pytest.StashKey[Unit]()
 
 
 def benchmark_module(session: pytest.Session) -> BenchmarkModule:

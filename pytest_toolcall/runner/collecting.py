@@ -13,9 +13,12 @@ import pytest
 from pytest_toolcall.config import registry
 from pytest_toolcall.config.registry import is_benchmark_nodeid
 from pytest_toolcall.core.protocol.benchmark import MODULE_NODEID, Benchmark
+from pytest_toolcall.core.protocol.types import Role
 from pytest_toolcall.core.safety.urls import redact_url
 from pytest_toolcall.runner import collect, compat, selection, shards
-from pytest_toolcall.runner.run import COUNTED, Run
+from pytest_toolcall.runner.keys import CATALOG, COUNTED, SELECTION_OUTPUT
+from pytest_toolcall.runner.models import role_endpoints
+from pytest_toolcall.runner.run import Run
 
 #: Where the openai SDK sends requests when neither --toolcall-base-url nor $OPENAI_BASE_URL is set.
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
@@ -53,7 +56,7 @@ class Collection:
         return report
 
     def pytest_collect_file(self, file_path: Any, parent: pytest.Collector) -> pytest.Collector | None:
-        name = self.run.config.stash[collect.CATALOG].file_benchmark(file_path)
+        name = self.run.config.stash[CATALOG].file_benchmark(file_path)
         if name is None:
             return None
         return collect.BenchmarkFile.from_parent(parent, path=file_path, benchmark=name)
@@ -82,7 +85,9 @@ class Collection:
         chosen = shards.selection_of(units_of(items, run.benchmarks))
         shard = run.settings.shard
         if shard is not None:
-            kept, dropped, plan = shards.cut(items, shard, run.catalog.benchmarks)
+            roles = role_endpoints(run.settings)  # (the plans read for the units' costs see the run's roles)
+            models = shards.UnaskedModels(roles, oracle=roles[Role.MODEL].oracle)
+            kept, dropped, plan = shards.cut(items, shard, run.catalog.benchmarks, models)
             if dropped:
                 run.config.hook.pytest_deselected(items=dropped)
                 items[:] = kept
@@ -92,7 +97,7 @@ class Collection:
             run.check_selected(lambda: (unit for item in items if (unit := collect.unit_of(item)) is not None))
         worker_output = compat.worker_output(run.config)
         if worker_output is not None:
-            worker_output[shards.WORKER_OUTPUT] = chosen.as_dict()
+            worker_output[SELECTION_OUTPUT] = chosen.as_dict()
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed and is_benchmark_nodeid(report.nodeid):

@@ -10,8 +10,17 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.model import sdk_process
-from pytest_toolcall.runner import answers, compat, selection, shards
-from pytest_toolcall.runner.run import COUNTED, OTHER_REQUESTS, STORE_LOST, Run
+from pytest_toolcall.runner import compat, selection, shards
+from pytest_toolcall.runner.keys import (
+    COUNTED,
+    NODEIDS_INPUT,
+    OTHER_REQUESTS,
+    SELECTION_OUTPUT,
+    STORE_LOST,
+    STORE_RUN,
+    STORE_RUN_INPUT,
+)
+from pytest_toolcall.runner.run import Run
 
 
 class XdistController:
@@ -23,8 +32,8 @@ class XdistController:
         """Workers send their requests through this process's client process (one SDK import)."""
         if self.run.settings.sends_requests:
             node.workerinput[sdk_process.WORKER_INPUT] = sdk_process.client_address()
-        node.workerinput[selection.WORKER_INPUT] = self.run.requested
-        node.workerinput[answers.STORE_RUN_INPUT] = self.run.config.stash.get(answers.STORE_RUN, None)
+        node.workerinput[NODEIDS_INPUT] = self.run.requested
+        node.workerinput[STORE_RUN_INPUT] = self.run.config.stash.get(STORE_RUN, None)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
@@ -50,7 +59,7 @@ class XdistController:
         self.run.add_store_losses(*compat.node_worker_output(node).get(STORE_LOST, (0, "")))
         self.run.collector.select([], compat.node_worker_output(node).get(COUNTED, []))
         self.run.other_requests += compat.node_worker_output(node).get(OTHER_REQUESTS, [])
-        chosen = compat.node_worker_output(node).get(shards.WORKER_OUTPUT)
+        chosen = compat.node_worker_output(node).get(SELECTION_OUTPUT)
         if chosen is not None and self.run.selection is None:
             shard = self.run.settings.shard
             self.run.selection = shards.Selection.from_dict(chosen, f"{shard[0]}/{shard[1]}" if shard else None)

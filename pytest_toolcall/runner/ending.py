@@ -1,6 +1,6 @@
 """The plugin object of the end of a run (registered where reports land: not on xdist workers). It
-builds the run's one ``RunResult`` (``results/run_result.py``) from the records, keeps each unit's
-cost for the next run's shards, writes the JSON and HTML reports, applies the gate to the exit
+builds the run's one ``RunResult`` (``results/run_result.py``) from the records, marks the session's
+run of the response store finished, writes the JSON and HTML reports, applies the gate to the exit
 status, and writes the terminal and GitHub summaries, all from that result."""
 
 from __future__ import annotations
@@ -18,11 +18,10 @@ from pytest_toolcall.core.safety.urls import redact_url
 from pytest_toolcall.results import gate, github, report, summary
 from pytest_toolcall.results.identity import file_hashes, run_identity
 from pytest_toolcall.results.run_result import RunResult
-from pytest_toolcall.runner import answers, compat, shards
+from pytest_toolcall.runner import compat, shards
+from pytest_toolcall.runner.keys import RESULT
 from pytest_toolcall.runner.run import Run, now
-
-#: The run's result, once the session has finished (JUnit's suite properties read it there).
-RESULT = pytest.StashKey[RunResult]()
+from pytest_toolcall.runner.store_setup import finish_store_run
 
 #: Options a report does not keep: where this run wrote its outputs (and the gate it applied).
 REPORT_OMITS = frozenset({"report", "html"})
@@ -63,7 +62,7 @@ class RunEnd:
             pytest.exit(str(exc), returncode=pytest.ExitCode.INTERNAL_ERROR)
         self.result = run.config.stash[RESULT] = result
         if not (interrupted or session.shouldfail or session.shouldstop or self.stopped(samples)):
-            answers.finish_store_run(run.config, s)
+            finish_store_run(run.config, s)
         if s.report or s.html:
             document = result.document()
             if s.report:

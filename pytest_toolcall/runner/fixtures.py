@@ -10,8 +10,7 @@ import pytest
 from pytest_toolcall.config.settings import Settings
 from pytest_toolcall.core.protocol.benchmark import Models, Unit
 from pytest_toolcall.core.protocol.types import Model
-from pytest_toolcall.runner.answers import ANSWERS, TEST_MODELS
-from pytest_toolcall.runner.collect import CATALOG, TEST_UNIT, UNIT
+from pytest_toolcall.runner.keys import CATALOG, TEST_MODELS, TEST_UNIT, UNIT, WORK
 
 
 @pytest.fixture(scope="session")
@@ -25,7 +24,7 @@ def toolcall_model(pytestconfig: pytest.Config) -> Model:
     """The model under test (the openai SDK against the configured endpoint, or the oracle), behind
     the response store. What a test asks through it belongs to no unit: it is counted in the run's
     usage (the report's ``run.other_requests``), in no sample."""
-    return pytestconfig.stash[ANSWERS].session_model
+    return pytestconfig.stash[WORK].session_model
 
 
 @pytest.fixture

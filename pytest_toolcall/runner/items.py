@@ -8,34 +8,12 @@ a *failure*, with the scorer's reason in the message; a verdict that is not meas
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 
 from pytest_toolcall.core.protocol.benchmark import Benchmark, Unit
-from pytest_toolcall.core.protocol.types import ChatResponse, RequestError
-
-
-@dataclasses.dataclass
-class Handed:
-    """What a unit's test function gets: the answer to score, the unit's record, and what
-    ``--toolcall-stream`` judges: the mode, every response the answer was made of, and the streamed
-    half of ``both``."""
-
-    answer: Any
-    record: dict[str, Any]
-    stream: str = "off"
-    responses: list[ChatResponse] = dataclasses.field(default_factory=list)
-    #: (answer, responses) of the streamed asking, or the RequestError it ended in; None: not asked.
-    streamed: tuple[Any, list[ChatResponse]] | RequestError | None = None
-
-
-#: What the unit whose setup just took its answer got: put here by the run's ``Answers``
-#: (``answers.py``), which reads the catalog that these functions are collected into; a key of this
-#: module keeps the imports one way (collect -> items <- answers).
-HAND_OVER = pytest.StashKey[Callable[[Unit], Handed]]()
+from pytest_toolcall.runner.keys import HAND_OVER
 
 
 def test_function(name: str, benchmark: Benchmark, config: pytest.Config) -> Callable[..., None]:
@@ -45,20 +23,11 @@ def test_function(name: str, benchmark: Benchmark, config: pytest.Config) -> Cal
     # or ``request``: each costs every item tens of microseconds, a second per 20,000 items.
     def run(toolcall_unit: Unit) -> None:
         from pytest_toolcall.core.safety.text import inert
-        from pytest_toolcall.runner import streamed
         from pytest_toolcall.runner.failures import VerdictFailure
 
-        handed = config.stash[HAND_OVER](toolcall_unit)
+        handed = config.stash[HAND_OVER](toolcall_unit)  # (put there by ``work.Work``, after the setup)
         record = handed.record
-        verdict = benchmark.score(toolcall_unit, handed.answer)
-        if handed.stream == "on":
-            verdict = streamed.judge_on(verdict, handed.responses, record)
-        record.update(verdict.fields, score=1.0 if verdict.passed else 0.0)
-        if handed.stream == "both" and handed.streamed is not None:
-            # The plain verdict stays the score; a streamed answer that differs fails the item.
-            mismatch = streamed.judge_both(benchmark, toolcall_unit, verdict, handed.responses, handed.streamed, record)
-            verdict = mismatch or verdict
-            record.update(verdict.fields)
+        verdict = handed.judge(benchmark, toolcall_unit)  # the record gets its score and stream entry
         if verdict.not_measured:  # scored, but the verdict is unknown: neither a pass nor a failure
             record.update(score=None, not_measured=inert(verdict.not_measured))
             pytest.skip(record["not_measured"])

@@ -13,9 +13,8 @@ import pytest
 
 from pytest_toolcall.core.protocol.benchmark import Unit
 from pytest_toolcall.results import report
-from pytest_toolcall.results.records import RECORD
 from pytest_toolcall.runner import collect, compat
-from pytest_toolcall.runner.ending import RESULT
+from pytest_toolcall.runner.keys import RECORD, RESULT, TEST_UNIT
 from pytest_toolcall.runner.run import Run
 
 
@@ -29,7 +28,7 @@ class JUnit:
         if record is not None and call.when == "teardown":
             item.user_properties.extend(report.testcase_properties(record))
         rep = yield
-        unit = collect.unit_of(item) if record is not None and collect.TEST_UNIT not in item.stash else None
+        unit = collect.unit_of(item) if record is not None and TEST_UNIT not in item.stash else None
         if unit is not None:  # on every phase's report: JUnit opens the testcase with the first
             rep.toolcall_class = junit_classname(unit)
         return rep

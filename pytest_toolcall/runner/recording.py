@@ -13,10 +13,12 @@ from pytest_toolcall.config.registry import is_benchmark_nodeid
 from pytest_toolcall.core.protocol.types import FatalRequestError, RequestError
 from pytest_toolcall.core.safety.text import inert
 from pytest_toolcall.model import sdk_process
-from pytest_toolcall.results.records import RECORD, new_record, sanitize
+from pytest_toolcall.results.records import new_record, sanitize
 from pytest_toolcall.runner import collect, failures
-from pytest_toolcall.runner.answers import ANSWERS, TEST_MODELS, BudgetExhausted, UnitModels
-from pytest_toolcall.runner.run import OTHER_REQUESTS, STORE_LOST, Run
+from pytest_toolcall.runner.keys import CATALOG, OTHER_REQUESTS, RECORD, STORE_LOST, TEST_MODELS, TEST_UNIT, WORK
+from pytest_toolcall.runner.models import BudgetExhausted
+from pytest_toolcall.runner.run import Run
+from pytest_toolcall.runner.unit_models import usage_of
 
 
 class ItemProtocol:
@@ -39,9 +41,9 @@ class ItemProtocol:
         else:
             counted = collect.counted_by(item, run.benchmarks)
             if counted is not None:  # a user's test that a benchmark counts: a unit, asking through its models
-                test_unit = item.stash[collect.TEST_UNIT] = run.benchmarks[counted].test_unit(item)
+                test_unit = item.stash[TEST_UNIT] = run.benchmarks[counted].test_unit(item)
                 item.stash[RECORD] = new_record(test_unit)
-                item.stash[TEST_MODELS] = UnitModels(run.work, test_unit)
+                item.stash[TEST_MODELS] = run.work.unit_models(test_unit)
         try:
             return (yield)
         finally:
@@ -54,7 +56,7 @@ class ItemProtocol:
         if unit is not None and not self.run.plan_only:
             record: Any = item.stash[RECORD]  # (a Record: filled in as a plain dict from here on)
             self.run.work.hand_over(item, unit, record)
-        elif collect.TEST_UNIT in item.stash and self.run.work.stopped is not None:
+        elif TEST_UNIT in item.stash and self.run.work.stopped is not None:
             item.stash[RECORD]["stopped"] = True  # like the items after an answer no retry can fix
             pytest.skip(f"not sent: {self.run.work.stopped}")
 
@@ -65,7 +67,7 @@ class ItemProtocol:
         try:
             return (yield)
         except BudgetExhausted as exc:
-            if collect.TEST_UNIT not in item.stash:
+            if TEST_UNIT not in item.stash:
                 raise
             item.stash[RECORD]["not_run"] = "budget"
             pytest.skip(str(exc))
@@ -76,7 +78,7 @@ class ItemProtocol:
         if record is None:  # an ordinary test
             return (yield)
         when = call.when
-        test_unit = item.stash.get(collect.TEST_UNIT, None)
+        test_unit = item.stash.get(TEST_UNIT, None)
         unanswered = False
         error = call.excinfo.value if call.excinfo is not None else None
         if test_unit is not None and when == "call" and not isinstance(error, pytest.skip.Exception):
@@ -101,7 +103,7 @@ class ItemProtocol:
         if when == "teardown":
             models = item.stash.get(TEST_MODELS, None)
             if models is not None:  # a counted test's requests, as an item's
-                record["usage"], record["from_store"] = models.usage()
+                record["usage"], record["from_store"] = usage_of([models])
                 del item.stash[TEST_MODELS]
             rep.toolcall = sanitize(record)
             del item.stash[RECORD]  # the item lives until the end: keep the record once, on its report
@@ -126,16 +128,17 @@ class ItemProtocol:
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_sessionfinish(self) -> Any:
         """First of all: nothing keeps asking the model after the session."""
-        if ANSWERS in self.run.config.stash:
-            self.run.config.stash[ANSWERS].close()
-            self.run.add_store_losses(*self.run.config.stash[ANSWERS].store_losses())
-            self.run.other_requests += sanitize(self.run.config.stash[ANSWERS].other_requests)
+        if WORK in self.run.config.stash:
+            work = self.run.config.stash[WORK]
+            work.close()
+            self.run.add_store_losses(*work.store.losses())
+            self.run.other_requests += sanitize(work.other_requests)
             worker_output = getattr(self.run.config, "workeroutput", None)
             if worker_output is not None:  # (summed on the controller: ``distributing.py``)
                 worker_output[STORE_LOST] = self.run.store_lost
                 worker_output[OTHER_REQUESTS] = self.run.other_requests
-        if collect.CATALOG in self.run.config.stash:  # what benchmarks started (MCP servers) stops too
-            for benchmark in self.run.config.stash[collect.CATALOG].benchmarks.values():
+        if CATALOG in self.run.config.stash:  # what benchmarks started (MCP servers) stops too
+            for benchmark in self.run.config.stash[CATALOG].benchmarks.values():
                 benchmark.close()
         sdk_process.stop_client()  # (under xdist, once every worker has finished)
         return (yield)

@@ -13,23 +13,19 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.config import registry
-from pytest_toolcall.config.settings import ORACLE, Settings
-from pytest_toolcall.core.protocol.benchmark import Benchmark, OtherModel, Unit
+from pytest_toolcall.config.settings import Settings
+from pytest_toolcall.core.protocol.benchmark import Benchmark, Unit
 from pytest_toolcall.core.protocol.options import usage_error
+from pytest_toolcall.core.protocol.types import Role
 from pytest_toolcall.core.safety.urls import redact_url
 from pytest_toolcall.results import gate, report
 from pytest_toolcall.results.baseline import BaselineError, load_baseline
 from pytest_toolcall.results.records import RecordCollector
 from pytest_toolcall.runner import collect, compat, selection, shards
-from pytest_toolcall.runner.answers import ANSWERS, Answers, check_store
-
-RUN = pytest.StashKey["Run"]()
-#: The key of a worker's store losses in xdist's ``workeroutput``: [answers not kept, why].
-STORE_LOST = "toolcall_store_lost"
-#: The key of a worker's ``Answers.other_requests`` in ``workeroutput``.
-OTHER_REQUESTS = "toolcall_other_requests"
-#: The key of a worker's selected tests that a benchmark counts (``toolcall_chat``) in ``workeroutput``.
-COUNTED = "toolcall_counted"
+from pytest_toolcall.runner.keys import CATALOG, WORK
+from pytest_toolcall.runner.models import role_endpoints
+from pytest_toolcall.runner.store_setup import check_store
+from pytest_toolcall.runner.work import Work
 
 
 class Run:
@@ -75,7 +71,7 @@ class Run:
         if not self.is_worker and not config.option.collectonly:  # collecting sends nothing
             check_api_keys(settings, benchmarks.values())
         self.requested = selection.take_nodeid_arguments(config)
-        config.stash[collect.CATALOG] = collect.Catalog(settings, benchmarks)
+        config.stash[CATALOG] = collect.Catalog(settings, benchmarks)
         self.config = config
         self.settings = settings
         self.benchmarks: dict[str, Benchmark] = benchmarks
@@ -110,14 +106,14 @@ class Run:
     def catalog(self) -> collect.Catalog:
         """The selected benchmarks with their data, loaded on first use (the xdist controller, which
         collects nothing, loads it only to aggregate)."""
-        return self.config.stash[collect.CATALOG].load()
+        return self.config.stash[CATALOG].load()
 
     @property
-    def work(self) -> Answers:
+    def work(self) -> Work:
         """The model work of the items (made on first use: the xdist controller asks no model)."""
-        if ANSWERS not in self.config.stash:
-            self.config.stash[ANSWERS] = Answers(self.config, self.settings)
-        return self.config.stash[ANSWERS]
+        if WORK not in self.config.stash:
+            self.config.stash[WORK] = Work(self.config, self.settings)
+        return self.config.stash[WORK]
 
     def output_lost(self, session: pytest.Session, what: str, path: Any, exc: BaseException) -> None:
         """One output could not be written: say so in one line, keep writing the others, and make
@@ -129,15 +125,15 @@ class Run:
 
 
 def check_api_keys(settings: Settings, benchmarks: Iterable[Benchmark]) -> None:
-    """Every model a run will reach over the network (the one under test, a user simulator) names
-    a variable that holds its key, or chose none (an empty ``--toolcall-...api-key-env``, for
-    endpoints that need no key): never a made-up key, and never found out hours into a run."""
+    """Every model a run will reach over the network (the one under test, and the user simulator or
+    the judge when a selected benchmark asks for them: ``Benchmark.roles``) names a variable that
+    holds its key, or chose none (an empty ``--toolcall-...api-key-env``, for endpoints that need no
+    key): never a made-up key, and never found out hours into a run."""
     if not settings.sends_requests:
         return
-    models = [OtherModel(settings.model, settings.base_url, settings.api_key_env, "api-key-env")]
-    models += [m for benchmark in benchmarks for m in benchmark.other_models()]
-    for model in models:
-        if model.name == ORACLE or not model.api_key_env or os.environ.get(model.api_key_env):
+    asked = {Role.MODEL, *(role for benchmark in benchmarks for role in benchmark.roles())}
+    for role, model in role_endpoints(settings).items():
+        if role not in asked or model.oracle or not model.api_key_env or os.environ.get(model.api_key_env):
             continue
         endpoint = redact_url(model.base_url) or "the default endpoint"
         raise usage_error(

@@ -15,9 +15,9 @@ import pytest
 
 from pytest_toolcall.core.protocol.benchmark import Benchmark, is_module_nodeid
 from pytest_toolcall.runner import compat
+from pytest_toolcall.runner.keys import NODEIDS_INPUT
 
 #: The node ids requested on the command line travel to xdist workers in their ``workerinput``.
-WORKER_INPUT = "toolcall_nodeids"
 _NAME = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -26,7 +26,7 @@ def take_nodeid_arguments(config: pytest.Config) -> list[str]:
     requested = [arg for arg in config.args if is_module_nodeid(arg)]
     if requested:
         config.args = [arg for arg in config.args if not is_module_nodeid(arg)]
-    return requested or list(compat.worker_input(config).get(WORKER_INPUT) or [])
+    return requested or list(compat.worker_input(config).get(NODEIDS_INPUT) or [])
 
 
 def keep_requested(items: list[pytest.Item], requested: list[str], config: pytest.Config) -> None:

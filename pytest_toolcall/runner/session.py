@@ -20,8 +20,9 @@ import pytest
 from pytest_toolcall.config.settings import Settings
 from pytest_toolcall.runner import compat
 from pytest_toolcall.runner.collecting import Collection
+from pytest_toolcall.runner.keys import RUN
 from pytest_toolcall.runner.recording import ItemProtocol
-from pytest_toolcall.runner.run import RUN, Run
+from pytest_toolcall.runner.run import Run
 
 
 def start(config: pytest.Config, settings: Settings) -> Run:
@@ -56,5 +57,5 @@ def start(config: pytest.Config, settings: Settings) -> Run:
     # Connect now where items will run (the client process was started by the earliest hook,
     # or is the xdist controller's), so that neither waits for the other after collection.
     if not compat.is_xdist_controller(config) and not config.option.collectonly:
-        run.work.model  # noqa: B018
+        run.work.connect()
     return run

@@ -7,8 +7,11 @@ split. Everything is computed from sorted node ids and their weights, so every s
 the same cut whatever the machine or the order of collection; a digest of the cut (``plan``) goes
 into the report, and ``pytest-toolcall merge`` refuses shards cut differently.
 
-Weights: the benchmark's ``expected_cost`` of the unit (an agent dialogue weighs many requests).
-Nothing a run writes feeds the cut (latencies recorded in a response store did once): shard jobs
+Weights: the requests each unit is expected to send, read from its plan (``unit_cost``): the number
+of its requests, or what its dialogue expects (``Dialogue.expected_requests``: a case of ``steps: 40``,
+an agent's turns), for every attempt under ``--toolcall-repeat``; a benchmark may say it instead
+(``Benchmark.expected_cost``). The plan is made with models that are never asked (``UnaskedModels``),
+as the run has them. Nothing a run writes feeds the cut (latencies recorded in a response store did once): shard jobs
 run one after another on one store, or a shard re-run after the store changed, would otherwise cut
 differently from the jobs before them, and their reports would not merge.
 """
@@ -18,18 +21,20 @@ from __future__ import annotations
 import hashlib
 import heapq
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from pytest_toolcall.core.protocol.benchmark import Benchmark, Unit
+from pytest_toolcall.core.protocol.benchmark import Benchmark, Dialogue, Requests, Unit
+from pytest_toolcall.core.protocol.types import ChatRequest, ChatResponse, Model, Role
+from pytest_toolcall.runner.collect import unit_of
 
-#: The key of the selection in xdist's ``workeroutput`` (workers collect, the controller reports).
-WORKER_OUTPUT = "toolcall_selection"
-
-_ATTEMPT = re.compile(r"@\d+\]$")
+#: The attempt suffix of a node id under repeats: ``toolcall::b[key@2]``, or ``file.toolcall.yaml::key@2``
+#: for a unit of a user's file.
+_ATTEMPT = re.compile(r"@\d+(?=\]$)|@\d+$")
 
 
 @dataclass(frozen=True)
@@ -52,7 +57,7 @@ class Selection:
 
 def group_key(nodeid: str) -> str:
     """The unit an item belongs to: its node id without the attempt suffix of a repeat."""
-    return _ATTEMPT.sub("]", nodeid)
+    return _ATTEMPT.sub("", nodeid)
 
 
 def digest(lines: Iterable[str]) -> str:
@@ -68,13 +73,74 @@ def selection_of(units: Iterable[str]) -> Selection:
     return Selection(len(chosen), digest(chosen))
 
 
-def weights(items: list[pytest.Item], benchmarks: Mapping[str, Benchmark]) -> dict[str, float]:
-    """Expected cost of every group of items (node id without attempt -> weight)."""
+class UnaskedModel:
+    """A model of a plan made only to be read: asking it is a bug."""
+
+    name = "unasked"
+    oracle = False
+
+    def __init__(self, role: Role) -> None:
+        self.role = role
+
+    def submit(self, request: ChatRequest) -> Future[ChatResponse]:
+        raise AssertionError("a plan asked its model while being planned")
+
+    def close(self) -> None:
+        pass
+
+
+class UnaskedModels:
+    """The ``Models`` of a plan made only to read its cost: the roles the run has a model for, none
+    of them asked, and whether the model under test is the oracle."""
+
+    def __init__(self, roles: Iterable[Role] = (Role.MODEL,), oracle: bool = False) -> None:
+        self._models = {role: UnaskedModel(role) for role in roles}
+        self.oracle = oracle
+
+    @property
+    def model(self) -> Model:
+        return self._models[Role.MODEL]
+
+    @property
+    def user(self) -> Model | None:
+        return self._models.get(Role.USER)
+
+    @property
+    def judge(self) -> Model | None:
+        return self._models.get(Role.JUDGE)
+
+    def exchange(self, kind: str, request: Any, perform: Callable[[], Any]) -> Any:
+        raise AssertionError("a plan asked its environment while being planned")
+
+
+def unit_cost(benchmark: Benchmark, unit: Unit, models: UnaskedModels) -> float:
+    """The requests a unit is expected to send: the benchmark's word (``expected_cost``), else its
+    plan's (a ``Requests``' number, a ``Dialogue``'s ``expected_requests``; a skipped unit 1)."""
+    own = benchmark.expected_cost(unit)
+    if own is not None:
+        return float(own)
+    try:
+        plan = benchmark.plan(unit, models)
+    except Exception:  # the item says what is wrong when it runs; its cost is only a guess meanwhile
+        return 1.0
+    if isinstance(plan, Requests):
+        return float(max(1, len(plan.requests)))
+    if isinstance(plan, Dialogue):
+        return float(plan.expected_requests)
+    return 1.0
+
+
+def weights(
+    items: list[pytest.Item], benchmarks: Mapping[str, Benchmark], models: UnaskedModels | None = None
+) -> dict[str, float]:
+    """Expected cost of every group of items (node id without attempt -> weight): the sum of its
+    attempts' unit costs; an item of no benchmark (a user's test) weighs 1."""
+    models = models or UnaskedModels()
     groups: dict[str, float] = {}
     for item in sorted(items, key=lambda item: item.nodeid):  # sorted: the same sums everywhere
-        unit = getattr(getattr(item, "callspec", None), "params", {}).get("toolcall_unit")
-        benchmark = benchmarks.get(unit.benchmark) if isinstance(unit, Unit) else None
-        cost = float(benchmark.expected_cost(unit)) if benchmark is not None and unit else 1.0
+        unit = unit_of(item)
+        benchmark = benchmarks.get(unit.benchmark) if unit is not None else None
+        cost = unit_cost(benchmark, unit, models) if benchmark is not None and unit is not None else 1.0
         key = group_key(item.nodeid)
         groups[key] = groups.get(key, 0.0) + cost
     return groups
@@ -96,10 +162,12 @@ def cut(
     items: list[pytest.Item],
     shard: tuple[int, int],
     benchmarks: Mapping[str, Benchmark],
+    models: UnaskedModels | None = None,
 ) -> tuple[list[pytest.Item], list[pytest.Item], str]:
-    """(kept, deselected, plan digest) of shard ``shard`` = (K, N)."""
+    """(kept, deselected, plan digest) of shard ``shard`` = (K, N); ``models``: the run's roles, for
+    reading the units' plans."""
     index, count = shard
-    assignment = assign(weights(items, benchmarks), count)
+    assignment = assign(weights(items, benchmarks, models), count)
     kept: list[pytest.Item] = []
     dropped: list[pytest.Item] = []
     for item in items:

@@ -230,6 +230,23 @@ def test_every_problem_of_a_file_in_one_error(tmp_path):
     assert exc.line == 17 and str(exc) == f"{path}:{exc.line}: {exc.message}"
 
 
+def test_every_problem_of_every_case_is_said(tmp_path):
+    # Each case has two problems: both are said, not only the first.
+    mistakes = (
+        "- id: a\n  prompt: Hi\n  tags: smoke\n  steps: 0\n  expect: {no_call: true}\n"  # 14: tags, steps
+        "- id: b\n  prompt: Hi\n  expect: {calls: [{name: nowhere}, {name: elsewhere}]}\n"  # 19: two tools
+        "- id: c\n  prompt: Hi\n  expect:\n    calls: [{name: get_weather, arguments: {city: {$regex: '('}}}]\n"
+        "    max_calls: -1\n"  # 22: a bad max_calls (schema) hides nothing of the case's other keys
+    )
+    exc = error(tmp_path, GOOD + mistakes)
+    problems = [line.partition(".yaml:")[2] for line in str(exc).split("\n")]
+    a = [p for p in problems if "case 'a'" in p]
+    b = [p for p in problems if "case 'b'" in p]
+    assert len(a) == 2 and any("tags" in p for p in a) and any("steps" in p for p in a), problems
+    assert len(b) == 2 and "'nowhere'" in b[0] and "'elsewhere'" in b[1], problems
+    assert any("case 'c'" in p and "max_calls" in p for p in problems), problems
+
+
 def test_unknown_key_in_defaults_and_at_the_top(tmp_path):
     exc = error(tmp_path, GOOD, HEADER.replace("  tags: [weather]\n", "  tag: [weather]\n"))
     assert (exc.line, exc.message) == (

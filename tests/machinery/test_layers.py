@@ -284,10 +284,10 @@ def test_the_package_is_read_whole(package: Tree) -> None:
     # The rules below pass vacuously on a tree read wrong: the reading must see what is there.
     assert {"acebench", "bfcl", "cases", "general_fc"} <= set(package.benchmarks)
     assert {
-        f"pytest_toolcall.{m}" for m in ("core.protocol.benchmark", "core.protocol.types", "runner.answers", "plugin")
+        f"pytest_toolcall.{m}" for m in ("core.protocol.benchmark", "core.protocol.types", "runner.work", "plugin")
     } <= set(package.files)
     seen = {(imp.importer, imp.target) for imp in package.imports}
-    assert ("pytest_toolcall.runner.answers", "pytest_toolcall.core.protocol.types") in seen  # module level
+    assert ("pytest_toolcall.runner.work", "pytest_toolcall.core.protocol.types") in seen  # module level
     assert ("pytest_toolcall.core.protocol.benchmark", "pytest_toolcall.core.protocol.options") in seen  # TYPE_CHECKING
 
 

@@ -186,11 +186,11 @@ def test_showlocals_shows_no_key(
     pytester.makeconftest(
         """
         import pytest
-        from pytest_toolcall.runner.answers import ANSWERS
+        from pytest_toolcall.runner.keys import WORK
 
         @pytest.fixture(autouse=True)
         def broken(request, toolcall_settings, toolcall_model):
-            work = request.config.stash[ANSWERS]
+            work = request.config.stash[WORK]
             raise RuntimeError("fixture broke")
         """
     )

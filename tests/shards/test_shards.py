@@ -137,6 +137,15 @@ def test_merge_refuses_a_missing_shard_and_accepts_it_with_allow_partial(
     assert merged["metrics"] == all_blocks(aggregate(benchmarks, list(present.values())))
     assert merged["metrics"] != single_and_shards["single"]["metrics"]
 
+    # The offline gate names the missing shard and fails, even on the measured values, unless told.
+    capsys.readouterr()
+    gate = ["gate", str(pytester.path / "merged.json"), "--fail-under=overall=0", "--gate-value=measured"]
+    assert cli.main(gate) == 1
+    out = capsys.readouterr().out
+    assert "toolcall gate FAILED: the report is a partial merge (shard 3/4 is missing)" in out
+    assert cli.main([*gate, "--allow-partial"]) == 0
+    assert "a partial merge (shard 3/4 is missing)" in capsys.readouterr().out
+
 
 @pytest.mark.slow
 def test_merge_refuses_overlapping_shards_naming_them(
@@ -198,6 +207,7 @@ def test_shards_compose_with_k_and_m(pytester: pytest.Pytester) -> None:
 class FakeItem:
     def __init__(self, nodeid: str) -> None:
         self.nodeid = nodeid
+        self.stash = pytest.Stash()  # (where an item of a user's file keeps its unit)
 
 
 def test_shard_cut_is_independent_of_collection_order_and_keeps_repeats_together() -> None:

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from pytest_toolcall.api import (
-    ORACLE,
     Benchmark,
     ChatRequest,
     ChatResponse,
@@ -22,10 +21,10 @@ from pytest_toolcall.api import (
     Model,
     Models,
     Option,
-    OtherModel,
     Part,
     Plan,
     Requests,
+    Role,
     Skip,
     Unit,
     Verdict,
@@ -97,9 +96,6 @@ class ACEBench(Benchmark):
                 "data-dir",
                 f"{self.root} has no data_all/ folder (an ACEBench data root holds data_all/ and prompts.json)",
             )
-        self.user_model = option("user-model") or None
-        self.user_base_url = option("user-base-url") or settings.base_url
-        self.user_api_key_env = option("user-api-key-env") or settings.api_key_env
         step_lang = parse_choices("step-prompt-lang", option("step-prompt-lang"), ("sample", *LANGUAGES))[0]
         self.step_prompt_lang = None if step_lang == "sample" else step_lang
         self.max_turns = parse_number("max-dialog-turns", option("max-dialog-turns"), int, minimum=1, maximum=1000)
@@ -112,10 +108,8 @@ class ACEBench(Benchmark):
             return None
         return f"{'/'.join(missing)} items are loaded with --toolcall-lang={missing[0]} (or all)"
 
-    def other_models(self) -> tuple[OtherModel, ...]:
-        if not self.user_model:
-            return ()
-        return (OtherModel(self.user_model, self.user_base_url, self.user_api_key_env, "user-api-key-env"),)
+    def roles(self) -> tuple[Role, ...]:
+        return (Role.USER,)  # agent_multi_turn's user simulator
 
     def header(self) -> str:
         return f"lang={','.join(self.langs)} acebench={self.data_label()}"
@@ -165,13 +159,6 @@ class ACEBench(Benchmark):
         assert self._prompts is not None, "ACEBench units exist only when the prompts loaded"
         return self._prompts
 
-    def expected_cost(self, unit: Unit) -> float:
-        """Requests per unit: one per step of a normal dialogue; an agent dialogue is many turns."""
-        sample: Sample = unit.sample
-        if family(sample.category) == "agent":
-            return AGENT_COST
-        return float(max(1, len(sample.steps)))
-
     # --- asking ----------------------------------------------------------------------------------
 
     def plan(self, unit: Unit, models: Models) -> Plan:
@@ -183,11 +170,11 @@ class ACEBench(Benchmark):
         if models.oracle:
             return Dialogue(functools.partial(self.reference_rollout, sample))
         if sample.category == "agent_multi_step":
-            return Dialogue(functools.partial(self._multi_step, sample, models.model))
-        if self.user_model is None:
+            return Dialogue(functools.partial(self._multi_step, sample, models.model), AGENT_COST)
+        user = models.user
+        if user is None:
             return Skip(NO_USER)
-        user = models.named(self.user_model, self.user_base_url, self.user_api_key_env)
-        return Dialogue(functools.partial(self._multi_turn, sample, models.model, user))
+        return Dialogue(functools.partial(self._multi_turn, sample, models.model, user), AGENT_COST)
 
     def _multi_step(self, sample: Sample, model: Model) -> Any:
         from pytest_toolcall.benchmarks.acebench.agents import AGENT_SAMPLING, run_multi_step
@@ -203,7 +190,7 @@ class ACEBench(Benchmark):
             run_multi_turn,
         )
 
-        user = oracle_user(sample) if user_model.name == ORACLE else _speaker(user_model, USER_SAMPLING)
+        user = oracle_user(sample) if user_model.oracle else _speaker(user_model, USER_SAMPLING)
         return run_multi_turn(sample, self.prompts, _speaker(model, AGENT_SAMPLING), user, max_turns=self.max_turns)
 
     def reference_rollout(self, sample: Sample) -> Any:

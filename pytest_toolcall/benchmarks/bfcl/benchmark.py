@@ -134,6 +134,8 @@ class BFCL(Benchmark):
             raise usage_error("bfcl-empty-tool-calls", f"one reading, not {', '.join(readings)}")
         self.empty_tool_calls = readings[0]
         self._memory_chains: Any = None
+        #: Questions per (memory category, scenario): they share its prerequisite conversations.
+        self._scenario_questions: dict[tuple[str, str], int] = {}
         self._reference_failures: dict[str, str | None] = {}
 
     def header(self) -> str:
@@ -174,6 +176,10 @@ class BFCL(Benchmark):
             elif category == FORMAT_SENSITIVITY:
                 load = load_format_sensitivity
             samples, problems = load(category)
+            if category in MEMORY_CATEGORIES:
+                for sample in samples:
+                    key = (category, sample.scenario)
+                    self._scenario_questions[key] = self._scenario_questions.get(key, 0) + 1
             loaded.units += [self.unit(sample) for sample in samples]
             loaded.problems += [(f"bfcl[{category}]", str(problem)) for problem in problems]
         return loaded
@@ -203,11 +209,16 @@ class BFCL(Benchmark):
             if models.oracle:
                 chains = self._memory_chains
                 return Dialogue(functools.partial(memory_dialogue.run_with_oracle, unit.sample, self.mode, chains))
+            # Expected: the question (a call and its answer), and the scenario's prerequisite
+            # conversations (about two requests a turn) shared among the scenario's questions.
+            turns = sum(len(entry["question"]) for entry in unit.sample.prereqs)
+            sharing = self._scenario_questions.get((unit.category, unit.sample.scenario), 1)
             return Dialogue(
                 functools.partial(
                     memory_dialogue.run_with_model, unit.sample, self.mode, models.model, sampling,
                     self.empty_tool_calls, self._memory_chains,
-                )
+                ),
+                2.0 + 2.0 * turns / sharing,
             )  # fmt: skip
         if unit.category == FORMAT_SENSITIVITY:
             from pytest_toolcall.benchmarks.bfcl.format_sensitivity import build_messages, oracle_text
@@ -219,9 +230,12 @@ class BFCL(Benchmark):
 
             if models.oracle:
                 return Dialogue(functools.partial(run_with_oracle, unit.sample, self.mode))
-            return Dialogue(
-                functools.partial(run_with_model, unit.sample, self.mode, models.model, sampling, self.empty_tool_calls)
+            # Expected: a request per call of the ground truth and one more per turn (its answer).
+            expected = float(sum(len(turn) + 1 for turn in unit.sample.ground_truth))
+            dialogue = functools.partial(
+                run_with_model, unit.sample, self.mode, models.model, sampling, self.empty_tool_calls
             )
+            return Dialogue(dialogue, expected)
         request = build_request(unit.sample, self.mode)
         sampling.update(request.settings)
         reference = oracle_reply(unit.sample, self.mode) if models.oracle else None

@@ -173,7 +173,7 @@ class Cases(Benchmark):
             except NotAnswerable as exc:
                 return Skip(f"the oracle cannot answer this case: {exc}")
         servers = self.servers()
-        return Dialogue(lambda: run_case(case, models, servers, references))
+        return Dialogue(lambda: run_case(case, models, servers, references), float(case.steps))
 
     def explain(self, unit: Unit) -> dict[str, Any]:
         """The case's messages and tools (not re-planned: a multi-step case's plan starts its MCP
@@ -182,10 +182,6 @@ class Cases(Benchmark):
         if not hasattr(case, "expect"):  # a Python test: its traceback explains it
             return {}
         return {"request": {"messages": case.messages, "tools": case.tools or []}, "expected": case.expect}
-
-    def expected_cost(self, unit: Unit) -> float:
-        case = unit.sample
-        return float(getattr(case, "steps", 1)) if getattr(case, "multi_step", False) else 1.0
 
     def score(self, unit: Unit, answer: Any) -> Verdict:
         """A case: ``answer`` is its one response. A Python test: what its call raised (None: nothing)."""

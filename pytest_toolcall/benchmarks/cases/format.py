@@ -329,18 +329,17 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _build(name: str, document: Any, lines: _Lines, servers: ServerPool | None = None) -> list[Case]:
-    """Every case, or one ``CaseFileError`` with the first problem of each case (and of ``defaults``)."""
+    """Every case, or one ``CaseFileError`` with every problem of every case (and of ``defaults``)."""
     problems = _schema_problems(document, lines)
     if not isinstance(document, dict) or not isinstance(document.get("cases"), list) or ("document", 0) in problems:
-        raise CaseFileError.several(name, list(problems.values()))
+        raise CaseFileError.several(name, [p for found in problems.values() for p in found])
     defaults = document.get("defaults") or {}
     if ("defaults", 0) not in problems:
-        try:
-            _check_tools(name, lines.defaults, defaults.get("tools") or [], "defaults.tools")
-        except CaseFileError as exc:
-            problems["defaults", 0] = (exc.line, exc.message)
+        found = [(lines.defaults, p) for p in _tools_problems(defaults.get("tools") or [], "defaults.tools")]
+        if found:
+            problems["defaults", 0] = found
     if ("defaults", 0) in problems:  # every case inherits defaults: their own problems would follow from it
-        raise CaseFileError.several(name, list(problems.values()))
+        raise CaseFileError.several(name, [p for found in problems.values() for p in found])
     cases: list[Case] = []
     seen: dict[str, int] = {}
     for index, raw in enumerate(document["cases"]):
@@ -348,7 +347,7 @@ def _build(name: str, document: Any, lines: _Lines, servers: ServerPool | None =
         case_id = raw.get("id") if isinstance(raw, dict) else None
         if isinstance(case_id, str) and case_id in seen:  # also of a case with other problems
             message = f"duplicate case id {case_id!r} (first at line {seen[case_id]})"
-            problems.setdefault(("cases", index), (line, message))
+            problems.setdefault(("cases", index), []).insert(0, (line, message))
         elif isinstance(case_id, str):
             seen[case_id] = line
         if ("cases", index) in problems:
@@ -356,14 +355,22 @@ def _build(name: str, document: Any, lines: _Lines, servers: ServerPool | None =
         try:
             cases.append(_build_case(name, line, raw, defaults, lines, servers))
         except CaseFileError as exc:
-            problems["cases", index] = (exc.line, exc.message)
+            problems["cases", index] = [(exc.line, text) for text in _messages_of(name, exc)]
     if problems:
-        raise CaseFileError.several(name, list(problems.values()))
+        raise CaseFileError.several(name, [p for found in problems.values() for p in found])
     return cases
 
 
-def _schema_problems(document: Any, lines: _Lines) -> dict[tuple[str, int], tuple[int, str]]:
-    """The schema's best problem for each case, for ``defaults`` and for the rest of the document."""
+def _messages_of(name: str, error: CaseFileError) -> list[str]:
+    """The problems ``CaseFileError.several`` joined into one error, each without its location."""
+    first, *rest = error.message.split(f"\n{name}:")
+    return [first, *(line.partition(": ")[2] for line in rest)]
+
+
+def _schema_problems(document: Any, lines: _Lines) -> dict[tuple[str, int], list[tuple[int, str]]]:
+    """Every problem the schema finds, by case, ``defaults`` and the rest of the document: each
+    error of the document (a combinator's as its best match), but a missing key that an unknown
+    one at the same place explains (``expected:`` for ``expect:``)."""
     groups: dict[tuple[str, int], list[jsonschema.ValidationError]] = {}
     for error in _file_validator().iter_errors(document):
         path = list(error.absolute_path)
@@ -374,18 +381,20 @@ def _schema_problems(document: Any, lines: _Lines) -> dict[tuple[str, int], tupl
         else:
             key = ("document", 0)
         groups.setdefault(key, []).append(error)
-    problems: dict[tuple[str, int], tuple[int, str]] = {}
+    problems: dict[tuple[str, int], list[tuple[int, str]]] = {}
     for key, errors in groups.items():
-        # an unknown key explains a missing one (``expected:`` for ``expect:``): it is the problem to show
-        unknown = [e for e in errors if e.validator == "additionalProperties" and len(e.absolute_path) <= 2]
-        error = unknown[0] if unknown else best_match(errors)
-        assert error is not None
-        path = list(error.absolute_path)
-        message = _describe(error)
-        if len(path) >= 2 and path[0] == "cases" and isinstance(document["cases"][path[1]], dict):
-            case_id = document["cases"][path[1]].get("id")
-            message = f"case {case_id!r}: {message}" if isinstance(case_id, str) else f"case {path[1] + 1}: {message}"
-        problems[key] = (lines.of(path), message)
+        unknown = {tuple(e.absolute_path) for e in errors if e.validator == "additionalProperties"}
+        for error in errors:
+            path = list(error.absolute_path)
+            if error.validator == "required" and tuple(path) in unknown:
+                continue
+            shown = best_match([error]) if error.context else error
+            message = _describe(shown)
+            if len(path) >= 2 and path[0] == "cases" and isinstance(document["cases"][path[1]], dict):
+                case_id = document["cases"][path[1]].get("id")
+                label = f"case {case_id!r}" if isinstance(case_id, str) else f"case {path[1] + 1}"
+                message = f"{label}: {message}"
+            problems.setdefault(key, []).append((lines.of(list(shown.absolute_path)), message))
     return problems
 
 
@@ -397,24 +406,28 @@ def _build_case(
     lines: _Lines,
     servers: ServerPool | None,
 ) -> Case:
+    """The case, or one ``CaseFileError`` with every problem of it."""
     case = _expand(name, line, raw, defaults)
     where = f"case {case.id!r}"
-    if "tools" in raw:
-        _check_tools(name, line, case.tools, f"{where}: tools")
+    problems = list(_tools_problems(case.tools, f"{where}: tools")) if "tools" in raw else []
     if ("tools" in raw and "mcp" in raw) or ("tools" in defaults and "mcp" in defaults):
-        message = f"{where}: 'mcp' and 'tools' both given: the server's tools replace 'tools'"
-        raise CaseFileError(name, line, message)
+        problems.append(f"{where}: 'mcp' and 'tools' both given: the server's tools replace 'tools'")
+    if problems:  # the server is not started for a case that cannot run anyway
+        raise CaseFileError.several(name, [(line, problem) for problem in problems])
     known = True
     if case.mcp is not None:
         case, known = _with_server_tools(case, lines.defaults if "mcp" not in raw else line, servers)
     declared = {t["function"]["name"] for t in case.tools} if known else None
-    problem = (
-        _messages_problem(raw.get("messages") or [])
-        or _semantic_expect_problem(case.expect, declared)
-        or _multi_step_problem(case, declared)
-    )
-    if problem:
-        raise CaseFileError(name, line, f"{where}: {problem}")
+    problems = [
+        f"{where}: {problem}"
+        for problem in (
+            *_messages_problems(raw.get("messages") or []),
+            *_semantic_expect_problems(case.expect, declared),
+            *_multi_step_problems(case, declared),
+        )
+    ]
+    if problems:
+        raise CaseFileError.several(name, [(line, problem) for problem in problems])
     return case
 
 
@@ -463,29 +476,29 @@ def with_tools(case: Case, tools: list[dict[str, Any]], renamed: dict[str, str])
     )
 
 
-def _multi_step_problem(case: Case, declared: set[str] | None) -> str:
+def _multi_step_problems(case: Case, declared: set[str] | None) -> Iterator[str]:
     expect = case.expect
     for alternative in expect.get("any_of") or []:
         if "trajectory" in alternative or "final" in alternative:
-            return "trajectory and final judge the whole run: they go in expect, not in an any_of alternative"
+            yield "trajectory and final judge the whole run: they go in expect, not in an any_of alternative"
+            break
     first = [k for k in EXPECT_KINDS if k in expect]
     if len(first) > 1:
-        return f"expect has at most one of {', '.join(EXPECT_KINDS)} (found {', '.join(first)})"
+        yield f"expect has at most one of {', '.join(EXPECT_KINDS)} (found {', '.join(first)})"
     calls = (expect.get("trajectory") or {}).get("calls") or []
     names = [c["name"] for c in calls] + list(case.tool_results or {})
     for name in names:
         if declared is not None and name not in declared:
             known = ", ".join(sorted(declared)) or "none"
-            return f"tool {name!r} is not declared (declared: {known})"
+            yield f"tool {name!r} is not declared (declared: {known})"
     for call in calls:
         for pattern in _regexes(call.get("arguments") or {}):
             try:
                 re.compile(pattern)
             except re.error as exc:
-                return f"trajectory call {call['name']!r}: invalid $regex {pattern!r}: {exc}"
+                yield f"trajectory call {call['name']!r}: invalid $regex {pattern!r}: {exc}"
     if case.tool_results and case.mcp:
-        return "tool_results and mcp both given: a call is executed by the server or mocked, not both"
-    return ""
+        yield "tool_results and mcp both given: a call is executed by the server or mocked, not both"
 
 
 def _expand(name: str, line: int, raw: dict[str, Any], defaults: dict[str, Any]) -> Case:
@@ -522,43 +535,45 @@ def _expand(name: str, line: int, raw: dict[str, Any], defaults: dict[str, Any])
     )
 
 
-def _check_tools(name: str, line: int, tools: list[dict[str, Any]], where: str) -> None:
+def _tools_problems(tools: list[dict[str, Any]], where: str) -> Iterator[str]:
     seen: set[str] = set()
     for tool in tools:
         function = tool["function"]
         if function["name"] in seen:
             # The first of two equal names is the one a call validates against (K2-Vendor-Verifier).
-            raise CaseFileError(name, line, f"{where}: tool {function['name']!r} is declared twice")
+            yield f"{where}: tool {function['name']!r} is declared twice"
         seen.add(function["name"])
         problem = schema_problem(function["parameters"])
         if problem:
-            message = f"{where}: the parameters of tool {function['name']!r} are not a valid JSON Schema: {problem}"
-            raise CaseFileError(name, line, message)
+            yield f"{where}: the parameters of tool {function['name']!r} are not a valid JSON Schema: {problem}"
 
 
-def _messages_problem(messages: list[dict[str, Any]]) -> str:
+def _messages_problems(messages: list[dict[str, Any]]) -> Iterator[str]:
     """A tool result must answer an earlier assistant tool call: chat APIs refuse the request otherwise,
     and that is better said now than as a request error of every run."""
     call_ids: set[str] = set()
     for number, message in enumerate(messages):
         call_ids.update(call["id"] for call in message.get("tool_calls") or [])
         if message["role"] == "tool" and message["tool_call_id"] not in call_ids:
-            return f"messages[{number}]: tool result for {message['tool_call_id']!r}, which no earlier tool call has"
-    return ""
+            yield f"messages[{number}]: tool result for {message['tool_call_id']!r}, which no earlier tool call has"
 
 
 def _semantic_expect_problem(expect: dict[str, Any], declared: set[str] | None = None) -> str:
+    """The first of ``_semantic_expect_problems``; "" when there is none."""
+    return next(_semantic_expect_problems(expect, declared), "")
+
+
+def _semantic_expect_problems(expect: dict[str, Any], declared: set[str] | None = None) -> Iterator[str]:
     """What the schema cannot check: declared tool names and compiling regexes."""
     for call in _expected_calls(expect):
         if declared is not None and call["name"] not in declared:
             known = ", ".join(sorted(declared)) or "none"
-            return f"expected call to undeclared tool {call['name']!r} (declared: {known})"
+            yield f"expected call to undeclared tool {call['name']!r} (declared: {known})"
         for pattern in _regexes(call.get("arguments") or {}):
             try:
                 re.compile(pattern)
             except re.error as exc:
-                return f"call {call['name']!r}: invalid $regex {pattern!r}: {exc}"
-    return ""
+                yield f"call {call['name']!r}: invalid $regex {pattern!r}: {exc}"
 
 
 def _expected_calls(expect: dict[str, Any]) -> Iterator[dict[str, Any]]:

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from pytest_toolcall.api import (
-    ORACLE,
     Benchmark,
     ChatRequest,
     DataError,
@@ -21,9 +20,9 @@ from pytest_toolcall.api import (
     Model,
     Models,
     Option,
-    OtherModel,
     Part,
     Plan,
+    Role,
     Skip,
     Unit,
     Verdict,
@@ -86,16 +85,6 @@ class Tau2(Benchmark):
             metavar="FILE[,FILE]",
             selects=True,
         ),
-        Option(
-            "judge-model",
-            "LLM judge of τ²-bench NL assertions (official: gpt-4.1-2025-04-14)",
-            metavar="NAME",
-            names_model=True,
-        ),
-        Option("judge-base-url", "endpoint of the judge (default: the model's endpoint)", metavar="URL"),
-        Option(
-            "judge-api-key-env", "environment variable holding the judge's key (default: the model's)", metavar="NAME"
-        ),
     )
 
     def __init__(self, settings: Any) -> None:
@@ -108,28 +97,16 @@ class Tau2(Benchmark):
         for path in self.results_files:
             if not path.is_file():
                 raise usage_error("tau2-results", f"{path} is not a file")
-        self.user_model = option("user-model") or None
-        self.user_base_url = option("user-base-url") or settings.base_url
-        self.user_api_key_env = option("user-api-key-env") or settings.api_key_env
-        self.judge_model = option("judge-model") or None
-        self.judge_base_url = option("judge-base-url") or settings.base_url
-        self.judge_api_key_env = option("judge-api-key-env") or settings.api_key_env
+
+    def roles(self) -> tuple[Role, ...]:
+        """The judge of NL assertions; the user simulator of live simulations (not of re-grading)."""
+        return (Role.JUDGE,) if self.results_files else (Role.USER, Role.JUDGE)
 
     def read_inputs(self) -> None:
         """A live run without a user simulator would skip every simulation: refused before any
         request (the oracle plays the user from the task when none is named)."""
-        if not self.results_files and not self.user_model and not self.settings.is_oracle:
+        if not self.results_files and not self.settings.option("user-model") and not self.settings.is_oracle:
             raise usage_error("user-model", NO_USER)
-
-    def other_models(self) -> tuple[OtherModel, ...]:
-        models = []
-        if self.user_model and not self.results_files:
-            models.append(OtherModel(self.user_model, self.user_base_url, self.user_api_key_env, "user-api-key-env"))
-        if self.judge_model:
-            models.append(
-                OtherModel(self.judge_model, self.judge_base_url, self.judge_api_key_env, "judge-api-key-env")
-            )
-        return tuple(models)
 
     def header(self) -> str:
         if self.results_files:
@@ -143,9 +120,6 @@ class Tau2(Benchmark):
             "split": self.split,
             "results_files": [str(p) for p in self.results_files],
         }
-
-    def expected_cost(self, unit: Unit) -> float:
-        return 1.0 if unit.sample.get("saved") else SIMULATION_COST
 
     # --- data ------------------------------------------------------------------------------------
 
@@ -227,18 +201,18 @@ class Tau2(Benchmark):
             if saved.termination_reason == "infrastructure_error":
                 return Skip("the simulation ended infrastructure_error: officially in no metric (counted apart)")
             return Dialogue(functools.partial(_grade, domain, task, saved.messages, saved.termination_reason, judge))
-        user_name = self.user_model or (ORACLE if models.oracle else None)
-        if user_name is None:
+        user = models.user  # (under the oracle, the oracle plays the user when no simulator is given)
+        if user is None:
             return Skip(NO_USER)
-        user = models.named(user_name, self.user_base_url, self.user_api_key_env)
-        return Dialogue(functools.partial(_simulate, domain, task, models.model, user, models.oracle, judge))
+        return Dialogue(functools.partial(_simulate, domain, task, models.model, user, judge), SIMULATION_COST)
 
     def _judge(self, models: Models) -> Any:
-        if not self.judge_model:
+        judge = models.judge
+        if judge is None:
             return None
         from pytest_toolcall.benchmarks.tau2.judge import model_judge
 
-        return model_judge(models.named(self.judge_model, self.judge_base_url, self.judge_api_key_env))
+        return model_judge(judge)
 
     # --- scoring ---------------------------------------------------------------------------------
 
@@ -314,12 +288,12 @@ def _grade(domain: str, task: dict[str, Any], messages: list[dict[str, Any]], re
     return Outcome(domain, str(task["id"]), reason, messages, evaluate(domain, task, messages, reason, judge))
 
 
-def _simulate(domain: str, task: dict[str, Any], model: Model, user: Model, oracle: bool, judge: Any) -> Outcome:
+def _simulate(domain: str, task: dict[str, Any], model: Model, user: Model, judge: Any) -> Outcome:
     from pytest_toolcall.benchmarks.tau2.evaluation import evaluate
     from pytest_toolcall.benchmarks.tau2.loop import run_simulation
 
     simulation = run_simulation(
-        domain, task, _speaker(model, task, oracle, "agent"), _speaker(user, task, user.name == ORACLE, "user")
+        domain, task, _speaker(model, task, model.oracle, "agent"), _speaker(user, task, user.oracle, "user")
     )
     reward = evaluate(domain, task, simulation.messages, simulation.termination_reason, judge, strict_replay=True)
     return Outcome(domain, str(task["id"]), simulation.termination_reason, simulation.messages, reward)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol, final
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, final
 
 from pytest_toolcall.core.protocol.metrics import Metrics
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from pytest_toolcall.core.protocol.options import BenchmarkSettings, Option
     from pytest_toolcall.core.protocol.tables import Part
-    from pytest_toolcall.core.protocol.types import ChatRequest, Model
+    from pytest_toolcall.core.protocol.types import ChatRequest, Model, Role
 
 #: The node id of the module node that holds every benchmark item.
 MODULE_NODEID = "toolcall"
@@ -117,6 +117,9 @@ class Dialogue:
     thread of its own and its return value is the answer."""
 
     run: Callable[[], Any]
+    #: The requests it is expected to send (its turns, a case's ``steps``), relative to a one-request
+    #: unit: what it weighs when ``--toolcall-shard`` cuts the run before anything is measured.
+    expected_requests: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -130,17 +133,34 @@ Plan = Requests | Dialogue | Skip
 
 
 class Models(Protocol):
-    """The models a plan may use: the model under test, and others by name (user simulators)."""
+    """The models a plan may ask, by the role they play in the run. Each is configured by the run's
+    options (its name, endpoint and key), never by the benchmark; a request is sent as its plan says.
+    """
 
     @property
-    def model(self) -> Model: ...
+    def model(self) -> Model:
+        """The model under test (``--toolcall-model``): the one measured."""
+        ...
+
+    @property
+    def user(self) -> Model | None:
+        """The user simulator of dialogues (``--toolcall-user-model``, its endpoint and key defaulting to
+        the model's), or None when the run has none (skip the units that need one, saying so). Under
+        ``--toolcall-model oracle`` with no user simulator given, the oracle plays the user
+        (``user.oracle``: attach the user's references)."""
+        ...
+
+    @property
+    def judge(self) -> Model | None:
+        """The judge of what no rule can score (``--toolcall-judge-model``, its endpoint and key
+        defaulting to the model's), or None when the run has none (the verdict is then not measured)."""
+        ...
 
     @property
     def oracle(self) -> bool:
-        """Whether the model under test is the built-in oracle (plans then attach references)."""
+        """Whether the model under test is the built-in oracle (``model.oracle``): plans then attach
+        references."""
         ...
-
-    def named(self, name: str, base_url: str | None, api_key_env: str) -> Model: ...
 
     def exchange(self, kind: str, request: Any, perform: Callable[[], Any]) -> Any:
         """What an environment outside the model (an MCP server) answers to ``request`` (plain JSON),
@@ -185,7 +205,12 @@ class _Replanning:
     def model(self) -> Model:
         raise _NoModel
 
-    def named(self, name: str, base_url: str | None, api_key_env: str) -> Model:
+    @property
+    def user(self) -> Model | None:
+        raise _NoModel
+
+    @property
+    def judge(self) -> Model | None:
         raise _NoModel
 
     def exchange(self, kind: str, request: Any, perform: Callable[[], Any]) -> Any:
@@ -204,15 +229,6 @@ class Loaded:
     #: (collector name, message naming file and line) for each part that could not be loaded; each
     #: becomes a collection error while the rest runs.
     problems: list[tuple[str, str]] = field(default_factory=list)
-
-
-class OtherModel(NamedTuple):
-    """A model a benchmark asks besides the one under test (ACEBench's user simulator)."""
-
-    name: str
-    base_url: str | None
-    api_key_env: str  # the variable holding its key ("" when its endpoint needs none)
-    key_option: str  # the option naming that variable, for messages (``user-api-key-env``)
 
 
 class Benchmark(ABC):
@@ -317,9 +333,10 @@ class Benchmark(ABC):
         file's node id), or its problems; called while pytest collects that file."""
         raise NotImplementedError(f"{self.name} collects no files (it has no file_suffixes)")
 
-    def other_models(self) -> tuple[OtherModel, ...]:
-        """The models besides the one under test that this benchmark will ask (their API keys are
-        checked at start-up, like the main model's). Default: none."""
+    def roles(self) -> tuple[Role, ...]:
+        """The roles besides the model under test whose models this run's plans ask (``Role.USER``
+        for a user simulator, ``Role.JUDGE``): the models given for them have their API keys checked
+        at start-up, like the model under test's. Default: none."""
         return ()
 
     def header(self) -> str:
@@ -331,10 +348,11 @@ class Benchmark(ABC):
         compared with. Default: nothing."""
         return {}
 
-    def expected_cost(self, unit: Unit) -> float:
+    def expected_cost(self, unit: Unit) -> float | None:
         """What a unit is expected to cost relative to a one-request unit (1.0), for balancing
-        shards when no latency of it was recorded: an agent dialogue weighs more."""
-        return 1.0
+        shards. Default None: read from its plan (the number of its ``Requests``, a ``Dialogue``'s
+        ``expected_requests``); override only when the plan cannot say it cheaply."""
+        return None
 
     # --- derived from ``metrics``: not to be overridden -------------------------------------------
 

@@ -10,6 +10,7 @@ oracle (``model/oracle.py``) answers at once.
 from __future__ import annotations
 
 import concurrent.futures
+import enum
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -87,9 +88,31 @@ class FatalRequestError(RequestError):
     the run stops sending; the message says what to check."""
 
 
-class Model(Protocol):
+class Role(enum.Enum):
+    """Whom a model plays in a run; each role's model is configured by its own options."""
+
+    #: The model under test (``--toolcall-model``): the one measured, streamed under ``--toolcall-stream``.
+    MODEL = "model"
+    #: The user simulator of dialogues (``--toolcall-user-model``).
+    USER = "user"
+    #: The judge of what no rule can score (``--toolcall-judge-model``).
+    JUDGE = "judge"
+
+
+class ModelClient(Protocol):
+    """What answers requests, whoever asks: an endpoint's client, the response store in front of it."""
+
     name: str
 
     def submit(self, request: ChatRequest) -> concurrent.futures.Future[ChatResponse]: ...
 
     def close(self) -> None: ...
+
+
+class Model(ModelClient, Protocol):
+    """A model as a plan or a test gets it: it carries the role it plays, and whether it is the
+    built-in oracle (which answers each request with the request's ``reference``)."""
+
+    role: Role
+    #: Answers with the references of the requests: attach them (only) when this is true.
+    oracle: bool

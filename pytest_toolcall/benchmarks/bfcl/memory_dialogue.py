@@ -196,7 +196,7 @@ def run_with_oracle(sample: MemorySample, mode: str, chains: MemoryChains) -> Di
     def run(entry: MultiTurnSample) -> DialogueRun:
         return multi_turn_dialogue._run(entry, mode, ask)
 
-    key = ("oracle", mode, sample.category, sample.scenario)
+    key = (run_with_oracle, mode, sample.category, sample.scenario)  # the reference model's chains
     return run_question(sample, chains.memory(key, sample, run), run)
 
 

@@ -428,7 +428,9 @@ def _response(completion: Any, latency: float) -> ChatResponse:
         content = _text(message.get("content"))
         reasoning = _text(message.get("reasoning_content") or message.get("reasoning"))
         usage = _usage(completion.get("usage"))
-        return ChatResponse(content, _text(choice.get("finish_reason")), calls, reasoning, latency, usage)
+        finish = _text(choice.get("finish_reason"))
+        empty = message.get("tool_calls") == []  # not null, not absent: see ChatResponse.empty_tool_calls
+        return ChatResponse(content, finish, calls, reasoning, latency, usage, empty_tool_calls=empty)
     except (KeyError, IndexError, TypeError, AttributeError) as exc:
         raise ValueError(f"not a chat completion ({type(exc).__name__}: {exc})") from None
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_toolcall.core.safety.reports import read_report as _read_checked
+from pytest_toolcall.model import oracle
 
 #: Where a run of these helpers writes its JSON report (relative to its folder).
 REPORT = "toolcall-report.json"
@@ -97,7 +98,7 @@ def run_benchmark(
     bench: str,
     *args: str,
     cwd: str | Path,
-    model: str = "oracle",
+    model: str = oracle.NAME,
     base_url: str | None = None,
     env: Mapping[str, str] | None = None,
     timeout: float = 600,
@@ -123,4 +124,4 @@ def run_benchmark(
 def run_oracle(bench: str, *args: str, cwd: str | Path, **kwargs: Any) -> RunOutcome:
     """``run_benchmark`` with the oracle: every request answered with the reference the plan attached,
     so every unit whose reference the scorer accepts passes (the benchmark's ceiling, end to end)."""
-    return run_benchmark(bench, *args, cwd=cwd, model="oracle", **kwargs)
+    return run_benchmark(bench, *args, cwd=cwd, model=oracle.NAME, **kwargs)

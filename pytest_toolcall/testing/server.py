@@ -63,7 +63,8 @@ class Reply:
     """What the server answers to one request."""
 
     content: str | None = None
-    # Each item is {"name": str, "arguments": str}; a dict ``arguments`` is JSON-encoded.
+    # Each item is {"name": str, "arguments": str}; a dict ``arguments`` is JSON-encoded. An empty
+    # list is sent as ``"tool_calls": []`` (a text turn of vLLM or SGLang), None as no field.
     tool_calls: list[dict[str, Any]] | None = None
     finish_reason: str | None = None  # None: "tool_calls" if tool_calls else "stop"
     reasoning_content: str | None = None
@@ -777,6 +778,8 @@ class ChatServer:
                     }
                 )
             message["tool_calls"] = calls
+        elif reply.tool_calls == []:
+            message["tool_calls"] = []  # a text turn as vLLM and SGLang send it
         completion = {
             "id": f"chatcmpl-{next(self._ids)}",
             "object": "chat.completion",

@@ -123,6 +123,7 @@ def test_two_benchmarks_may_both_declare_lang(fake_installation: Callable[..., N
     assert settings.for_benchmark("acebench").option("lang") == "en"  # ACEBench's own, untouched
 
 
+@pytest.mark.slow  # runs pytest inside
 def test_an_alias_sets_the_option_and_an_old_report_is_read(pytester: pytest.Pytester) -> None:
     # A report written before the namespace keeps ``lang``: rebuilt, it is ACEBench's ``lang``.
     settings = Settings.from_raw({"model": "oracle", "lang": "zh", "reference": "r.json"})

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.test_full_disk import disk, run, server  # noqa: F401  (fixtures)
 from pytest_toolcall.testing.server import ChatServer
+from tests.reliability.test_full_disk import disk, run, server  # noqa: F401  (fixtures)
 
 
 def _leave_free(mount: Path, free: int) -> None:

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.streaming.test_stream_modes import TOOLS, run
 from pytest_toolcall.testing.server import ChatServer, Reply
+from tests.streaming.test_stream_modes import TOOLS, run
 
 pytestmark = pytest.mark.slow
 

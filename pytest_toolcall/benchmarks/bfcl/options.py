@@ -17,8 +17,16 @@ OPTIONS = (
     ),
     Option(
         "categories",
-        "BFCL categories to load, comma-separated: category names, non_live, live, multi_turn or all",
+        "BFCL categories to load, comma-separated: category names, non_live, live, multi_turn, v3, memory, "
+        "agentic or all",
         default="all",
         metavar="LIST",
+    ),
+    Option(
+        "empty-tool-calls",
+        "BFCL: how a reply carrying tool_calls: [] is read: official (as gorilla@6ea5797: no response "
+        "recorded for that step) or fixed (its text kept, as the upstream fixes do)",
+        default="official",
+        metavar="READING",
     ),
 )

@@ -79,6 +79,10 @@ class ChatResponse:
     #: Seconds the request waited for a free slot of ``--toolcall-concurrency`` before it was sent:
     #: not part of ``latency_s``.
     queue_s: float = 0.0
+    #: The message carried ``"tool_calls": []`` (an empty list, as vLLM and SGLang send with a text
+    #: turn) rather than null or nothing: ``tool_calls`` is empty either way, and a benchmark whose
+    #: official handler reads the two differently (BFCL) asks this.
+    empty_tool_calls: bool = False
 
 
 class RequestError(Exception):

@@ -755,8 +755,8 @@ class ChatServer:
         if rule == "delta_for_unstarted_block":  # a piece for a block after the last, never started
             events.append(event("content_block_delta", index=len(blocks), delta={"type": "text_delta", "text": "?"}))
         final_usage = None if usage is None or rule == "no_usage_chunk" else {"output_tokens": usage["output_tokens"]}
-        delta = {"stop_reason": None if rule == "no_finish_reason" else stop, "stop_sequence": None}
-        events.append(event("message_delta", delta=delta, **({"usage": final_usage} if final_usage else {})))
+        ending = {"stop_reason": None if rule == "no_finish_reason" else stop, "stop_sequence": None}
+        events.append(event("message_delta", delta=ending, **({"usage": final_usage} if final_usage else {})))
         if rule != "no_message_stop":
             events.append(event("message_stop"))
         return events

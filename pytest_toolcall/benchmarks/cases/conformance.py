@@ -19,7 +19,7 @@ is not asked of it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -218,7 +218,7 @@ def _paths(value: str | None) -> list[tuple[str, str]]:
     return [(a, m) for a in APIS for m in MODES if (a, m) in wanted]
 
 
-def _paths_table(records: list[Mapping[str, Any]]) -> dict[str, Any]:
+def _paths_table(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """``{"paths": {contract: {"api/mode": {"n", "passed", "accuracy"}}}}`` of a run that asked
     several serving paths (probes answered; errors and skips are counted apart); nothing otherwise."""
     table: dict[str, dict[str, dict[str, Any]]] = {}

@@ -340,6 +340,7 @@ ADMITTED: dict[str, Callable[[Any], bool]] = {
     "retries": lambda v: type(v) is int and v >= 0,
     "status": lambda v: type(v) is int and v >= 0,
     "from_store": lambda v: type(v) is bool,
+    "empty_tool_calls": lambda v: type(v) is bool,
     "stored_at": lambda v: v is None or _number(v),
     "stream_problems": lambda v: type(v) is list and all(type(p) is str for p in v),
     "tool_calls": lambda v: type(v) is list and all(type(c) is dict for c in v),

@@ -29,7 +29,6 @@ from pytest_toolcall.api import (
     Loaded,
     Metrics,
     Models,
-    Option,
     Part,
     Plan,
     Requests,
@@ -39,6 +38,7 @@ from pytest_toolcall.api import (
     usage_error,
 )
 from pytest_toolcall.benchmarks.cases.benchmark import Cases
+from pytest_toolcall.benchmarks.cases.conformance_options import OPTIONS
 
 PROBES = Path(__file__).with_name("conformance_probes")
 CONTRACTS = (
@@ -77,20 +77,12 @@ class Conformance(Cases):
     file_suffixes = ()  # its own files only, never the users'
     fixtures = None
     counted_fixtures = ()
-    options = (
-        Option(
-            "conformance-paths",
-            "ask every conformance probe through these serving paths: APIs (chat, responses, messages), "
-            "each plain and streamed, or api/mode (chat/streamed); all: every API (default: the run's "
-            "--toolcall-api and --toolcall-stream)",
-            metavar="all|API[/MODE],...",
-        ),
-    )
+    options = OPTIONS
 
     def __init__(self, settings: Any) -> None:
         super().__init__(settings)
         #: (api, mode) of every path asked; empty: the run's own (--toolcall-api, --toolcall-stream).
-        self.paths = _paths(settings.option("conformance-paths"))
+        self.paths = _paths(settings.option("paths"))
         if self.paths and (settings.option("stream") or "off") != "off":
             raise usage_error(
                 "conformance-paths", "asks each path plain and streamed itself: leave --toolcall-stream off"

@@ -241,6 +241,10 @@ def request_usage(response: ChatResponse) -> dict[str, Any]:
     """One request's entry in a sample's ``usage.requests`` (what ``results.usage`` sums)."""
     entry: dict[str, Any] = dict(response.usage or {})
     entry.update(latency_s=round(response.latency_s, 4), from_store=response.from_store, retries=response.retries)
+    if not response.from_store:  # timing of a request sent now (a stored answer took no time)
+        entry["queue_s"] = round(response.queue_s, 4)
+        if response.ttft_s is not None:
+            entry["ttft_s"] = round(response.ttft_s, 4)
     if response.from_store and response.stored_at is not None:
         entry["stored_at"] = round(response.stored_at, 3)
     return entry

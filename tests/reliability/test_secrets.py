@@ -45,9 +45,11 @@ class EchoServer(ChatServer):
 
     _local = threading.local()
 
-    def _record(self, raw: bytes, auth: str | None) -> tuple[dict[str, Any] | None, str | None]:
+    def _record(
+        self, raw: bytes, auth: str | None, api_key: str | None = None
+    ) -> tuple[dict[str, Any] | None, str | None]:
         self._local.auth = auth
-        return super()._record(raw, auth)
+        return super()._record(raw, auth, api_key)
 
     @property
     def auth(self) -> str:

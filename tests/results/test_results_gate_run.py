@@ -496,7 +496,11 @@ def test_every_report_has_an_identity_and_a_baseline_at_another_temperature_name
     base = report_of(pytester, "base.json")
     identity = base["run"]["identity"]
     assert len(identity["hash"]) == 12 and int(identity["hash"], 16) >= 0
-    assert identity["sampling"] == base["run"]["settings"] and identity["datasets"] == base["run"]["datasets"]
+    # Every benchmark of the run (general_fc, and the cases of the users' files) sent the same: one set.
+    sent = base["run"]["settings"]["sampling"]
+    assert set(sent) == {"general_fc", "cases"} and sent["general_fc"] == sent["cases"]
+    assert identity["sampling"] == {**sent["general_fc"], "extra_body": base["run"]["settings"]["extra_body"]}
+    assert identity["datasets"] == base["run"]["datasets"]
     # The same settings again: the same identity, nothing said to differ.
     pytester.runpytest(*base_args(server, path, "--toolcall-report=same.json"))
     assert report_of(pytester, "same.json")["run"]["identity"] == identity

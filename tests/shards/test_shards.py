@@ -177,7 +177,7 @@ def test_merge_refuses_shards_that_disagree(pytester: pytest.Pytester, capsys: p
     assert "a.json and" in err and "b.json disagree in settings" in err and "different options: temperature" in err
     assert merge(pytester, "a.json", "c.json") == cli.BAD_INPUT
     err = capsys.readouterr().err
-    assert "c.json selected different units" in err and "different options: lang" in err
+    assert "c.json selected different units" in err and "different options: acebench-lang" in err
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-"""The official BFCL score files from a run's report (``bfcl-scores``).
+"""The official BFCL score files from a run's report (``bfcl``).
 
 ``tests/data/bfcl/export_official.json`` (``tests/data/bfcl/learn_export.py``): the leaderboard tables
 gorilla@6ea5797's ``generate_leaderboard_csv`` writes for made-up per-category counts. The same counts
@@ -74,9 +74,9 @@ def test_score_files_per_category() -> None:
 
 
 def test_export_hook_writes_the_files(tmp_path: Path) -> None:
-    assert "bfcl-scores" in pytest_toolcall_export_formats()
+    assert "bfcl" in pytest_toolcall_export_formats()
     assert pytest_toolcall_export("html", document(CASES[2]), tmp_path) is None
-    written = pytest_toolcall_export("bfcl-scores", document(CASES[2]), tmp_path)
+    written = pytest_toolcall_export("bfcl", document(CASES[2]), tmp_path)
     assert written and all(path.is_file() for path in written)
     assert (tmp_path / "data_overall.csv").read_text(encoding="utf-8") == CASES[2]["csv"]["data_overall.csv"]
     with pytest.raises(ValueError, match="no bfcl metrics block"):

@@ -74,7 +74,7 @@ def group_of(category: str) -> str:
 
 class BFCL(Benchmark):
     name = "bfcl"
-    #: The output hooks: ``pytest-toolcall export --format bfcl-scores`` (the official score files).
+    #: The output hooks: ``pytest-toolcall export --format bfcl`` (the official score files).
     hooks: ClassVar[str | None] = "pytest_toolcall.benchmarks.bfcl.export"
     metrics = METRICS
     markers: ClassVar[Mapping[str, str]] = {

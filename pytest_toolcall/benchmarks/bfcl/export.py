@@ -18,7 +18,7 @@ have it. Columns the plugin does not know (the model's link, organisation and li
 cost is the run's estimate when a price was given, latency the items' own.
 
 :func:`pytest_toolcall_export_formats` and :func:`pytest_toolcall_export` offer it to
-``pytest-toolcall export --format bfcl-scores REPORT -o FOLDER``.
+``pytest-toolcall export --format bfcl REPORT -o FOLDER``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-FORMAT = "bfcl-scores"
+FORMAT = "bfcl"
 PREFIX = "BFCL_v4"
 
 #: The official CSV columns (``constants/column_headers.py`` at 6ea5797).

@@ -27,7 +27,11 @@ import pytest_toolcall.runner.session  # noqa: F401
 from pytest_toolcall.benchmarks.acebench.benchmark import SHIPPED_ROOT
 from pytest_toolcall.benchmarks.general_fc.benchmark import SHIPPED_SET
 
-pytest_plugins = ["pytester"]
+pytest_plugins = ["pytester", "tests.support.fast_rule"]
+
+# The calc example's own tests need it installed: its author runs them in its folder, and
+# tests/machinery/test_example_benchmark.py does so; a run of examples/ from here leaves them.
+collect_ignore = ["examples/calc_benchmark"]
 
 REPO = Path(__file__).resolve().parent
 TEST_DATA = REPO / "tests" / "data"

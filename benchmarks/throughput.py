@@ -25,7 +25,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SERVER = REPO / "tests" / "support" / "chat_server.py"
 SHIPPED_ROOT = REPO / "pytest_toolcall" / "benchmarks" / "acebench" / "data"
 SHIPPED_SET = REPO / "pytest_toolcall" / "benchmarks" / "general_fc" / "data" / "k2vv_zh_511.jsonl"
 
@@ -201,7 +200,7 @@ def answer_script(root: Path) -> dict[str, object]:
     sys.path.insert(0, str(REPO))
     from pytest_toolcall.benchmarks.acebench.dataset import LANGUAGES, NORMAL, SPECIAL, load_category
     from pytest_toolcall.benchmarks.acebench.prompts import Prompts, acebench_requests
-    from tests.support.chat_server import text_key
+    from pytest_toolcall.testing.server import text_key
 
     prompts = Prompts.load(root)
     answers = {}
@@ -215,7 +214,17 @@ def answer_script(root: Path) -> dict[str, object]:
 
 
 def start_server(latency: float, script: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
-    command = [sys.executable, str(SERVER), "--port", "0", "--latency", str(latency), "--script", str(script)]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest_toolcall.testing.server",
+        "--port",
+        "0",
+        "--latency",
+        str(latency),
+        "--script",
+        str(script),
+    ]
     server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
     assert server.stdout is not None
     line = server.stdout.readline().strip()

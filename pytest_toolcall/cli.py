@@ -4,6 +4,7 @@ and stores after the runs.
     pytest-toolcall merge A.json B.json ... -o merged.json [--allow-partial]
     pytest-toolcall gate REPORT.json --fail-under overall=0.8,... [--max-errors N]
     pytest-toolcall html REPORT.json -o report.html
+    pytest-toolcall export --format FORMAT REPORT.json -o PATH
     pytest-toolcall diff BASE.json NOW.json -o diff.html
     pytest-toolcall compare A.json B.json ... [-o compare.html]
     pytest-toolcall merge-junit A.xml B.xml ... -o merged.xml [--report merged.json]
@@ -115,6 +116,17 @@ def _parser() -> argparse.ArgumentParser:
     html.add_argument("-o", "--output", type=Path, required=True, metavar="PATH")
     html.set_defaults(command=_html, name="html")
 
+    export = commands.add_parser(
+        "export",
+        help="write a JSON report in another format: html, markdown, or one of its benchmarks' own",
+        description="Formats are offered by plugins (docs/hooks.md): html and markdown are built in, a "
+        "benchmark adds its own; an unknown FORMAT lists those offered for the report.",
+    )
+    export.add_argument("report", type=Path, metavar="REPORT")
+    export.add_argument("--format", required=True, metavar="FORMAT", help="the format to write")
+    export.add_argument("-o", "--output", type=Path, required=True, metavar="PATH", help="file or folder to write")
+    export.set_defaults(command=_export, name="export")
+
     diff = commands.add_parser("diff", help="every unit whose verdict or answer changed between two runs")
     diff.add_argument("reports", nargs=2, type=Path, metavar="REPORT", help="BASE.json NOW.json")
     diff.add_argument("-o", "--output", type=Path, required=True, metavar="PATH", help="the HTML page")
@@ -150,12 +162,13 @@ def _read(path: Path) -> dict:
 
 
 def _merge(args: argparse.Namespace) -> int:
-    from pytest_toolcall.results.merge import ReportError, merge_reports
+    from pytest_toolcall.results.merge import ReportError
     from pytest_toolcall.results.report import write_json_atomic
+    from pytest_toolcall.results.run_result import RunResult
 
     reports = [(path, _read(path)) for path in args.reports]
     try:
-        merged = merge_reports(reports, allow_partial=args.allow_partial)
+        merged = RunResult.merge(reports, allow_partial=args.allow_partial).document()
     except ReportError as exc:
         raise CliError(str(exc)) from None
     write_json_atomic(args.output, merged)
@@ -171,11 +184,19 @@ def _merge(args: argparse.Namespace) -> int:
 
 
 def _merge_junit(args: argparse.Namespace) -> int:
-    from pytest_toolcall.results.merge import ReportError, merge_junit
+    from pytest_toolcall.results.merge import ReportError, merge_junit, rebuild_benchmarks
+    from pytest_toolcall.results.run_result import RunResult
 
-    report = (args.report, _read(args.report)) if args.report is not None else None
+    properties = None
+    if args.report is not None:
+        document = _read(args.report)
+        try:
+            benchmarks = rebuild_benchmarks(args.report, document["run"])
+        except ReportError as exc:
+            raise CliError(str(exc)) from None
+        properties = list(RunResult.of_report(document, benchmarks=benchmarks).suite_properties())
     try:
-        tree = merge_junit(args.junit, report)
+        tree = merge_junit(args.junit, properties)
     except ReportError as exc:
         raise CliError(str(exc)) from None
     args.output.parent.mkdir(parents=True, exist_ok=True)
@@ -265,6 +286,27 @@ def _html(args: argparse.Namespace) -> int:
     _checked(args.report, document)
     write_html(document, args.output)
     print(f"HTML report: {args.output}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    """The report, checked as every offline tool checks it, handed to the plugin that offers the format."""
+    from pytest_toolcall.results import exporting
+    from pytest_toolcall.results.run_result import RunResult
+
+    document = _read(args.report)
+    benchmarks = _checked(args.report, document)
+    result = RunResult.of_report(document, benchmarks=benchmarks)
+    try:
+        manager = exporting.manager(benchmarks)
+        written = exporting.export(manager, args.format, document, args.output, result)
+    except exporting.ExportError as exc:
+        raise CliError(f"--format {args.format}: {exc}") from None
+    except ValueError as exc:  # the exporter's word on a report it cannot export
+        raise CliError(f"{args.report}: {exc}") from None
+    except OSError as exc:
+        raise CliError(f"{args.output}: cannot be written ({exc.strerror or exc})") from None
+    print(f"{args.format}: {', '.join(str(p) for p in written) or 'nothing written'}")
     return 0
 
 

@@ -29,7 +29,9 @@ def _row(option: Option) -> str:
         flag = f"`--toolcall-{option.name} {option.metavar}`"
     if option.const is not None:
         flag = f"`--toolcall-{option.name}[={option.metavar or 'VALUE'}]`"
-    ini = f"`{option.dest}`" if option.ini else "—"
+    if option.aliases:
+        flag += " (alias " + ", ".join(f"`--toolcall-{alias}`" for alias in option.aliases) + ")"
+    ini = ", ".join(f"`{name}`" for name in option.ini_names) if option.ini else "—"
     default = f"`{option.default}`" if option.default is not None else "—"
     if option.env:
         default = f"`${option.env}`" if option.default is None else f"{default}, else `${option.env}`"
@@ -37,17 +39,18 @@ def _row(option: Option) -> str:
 
 
 def render() -> str:
-    """The generated block: the generic options, then each shipped benchmark's own (a third-party
-    benchmark installed beside it documents its options itself)."""
-    classes = registry.benchmark_classes()
+    """The generated block: the run options, then each shipped benchmark's own, in its namespace (a
+    third-party benchmark installed beside it documents its options itself)."""
+    declared = registry.declared()
     groups: dict[str | None, list[Option]] = {}
     for owner, option in all_options():
-        if owner is not None and not classes[owner].__module__.startswith("pytest_toolcall."):
+        if owner is not None and not declared[owner].built_in:
             continue
         groups.setdefault(owner, []).append(option)
     out = [BEGIN, ""]
     for owner, options in groups.items():
-        out += [f"### {'Every run' if owner is None else f'`{owner}`'}", ""]
+        title = "Every run" if owner is None else f"`{owner}` (`--toolcall-{registry.namespace(owner)}-*`)"
+        out += [f"### {title}", ""]
         out += ["| option | ini | default | meaning |", "| --- | --- | --- | --- |"]
         out += [_row(option) for option in options]
         out.append("")

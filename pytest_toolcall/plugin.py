@@ -8,14 +8,21 @@ Hook reference: https://docs.pytest.org/en/stable/reference/reference.html#hooks
 
 from __future__ import annotations
 
-import importlib
 import sys
 
 import pytest
 
 from pytest_toolcall.config import registry
 from pytest_toolcall.config.settings import Settings, add_options, needs_client_early
-from pytest_toolcall.core.protocol.benchmark import is_module_nodeid
+from pytest_toolcall.core.protocol.nodeids import is_module_nodeid
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """The hooks of the run's outputs (``hookspecs.py``), known even when no model is given, so that
+    a plugin implementing them loads in every run."""
+    from pytest_toolcall import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -33,6 +40,8 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    for problem in registry.problems():  # in every run, model or not: one line each, no traceback
+        config.issue_config_time_warning(pytest.PytestConfigWarning(f"pytest-toolcall: {problem}"), stacklevel=2)
     settings = Settings.from_config(config)
     if settings is None:
         from pytest_toolcall.runner import inert
@@ -41,15 +50,17 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     from pytest_toolcall.runner import fixtures, session
 
-    classes = registry.benchmark_classes()
-    for name, benchmark in classes.items():
+    declared = registry.declared()
+    for name, declaration in declared.items():
         config.addinivalue_line("markers", f"{name}: a {name} item")
-        for marker, description in benchmark.markers.items():
+        if declaration.fixtures:  # for users' own tests, selected or not
+            config.pluginmanager.register(registry.import_fixtures(name), f"toolcall-{name}-fixtures")
+    # Only the benchmarks this run uses are imported (the selected ones, and those of users' files).
+    for name in (*settings.benches, *(n for n, d in declared.items() if d.file_suffixes)):
+        for marker, description in registry.benchmark_class(name).markers.items():
             config.addinivalue_line("markers", f"{marker}: {description}")
-        if benchmark.fixtures:  # for users' own tests, selected or not
-            config.pluginmanager.register(importlib.import_module(benchmark.fixtures), f"toolcall-{name}-fixtures")
     named = {part.strip() for part in (settings.option("bench") or "").split(",")}
-    if settings.benchmark_items_only and not any(classes[name].file_suffixes for name in named & set(classes)):
+    if settings.benchmark_items_only and not any(declared[name].file_suffixes for name in named & set(declared)):
         # A model typed with no path: only the benchmark items. A benchmark of the users' own files
         # named in --toolcall-bench (``cases``, not merely included in ``all``) keeps pytest's default
         # paths (testpaths, else the current directory): that is where those files are. Benchmark

@@ -2,8 +2,9 @@
 
 Option values stay plain strings until resolved here (xdist workers parse the same command line).
 Precedence: command line, then the ini file, then the environment, then the default. The generic
-options are resolved into ``Settings``; a benchmark's own options are declared by the benchmark and
-read by it through ``Settings.option``.
+options (``config/run_options.py``) are resolved into ``Settings``; a benchmark's own options are
+declared by the benchmark, registered in its namespace (``--toolcall-<benchmark>-<name>``, see
+``config/registry.py``) and read by it through ``Settings.option`` of its view (``for_benchmark``).
 """
 
 from __future__ import annotations
@@ -12,147 +13,29 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_toolcall.config import registry
-from pytest_toolcall.core.protocol.benchmark import is_module_nodeid
+from pytest_toolcall.config.run_options import DEFAULT_BENCH, OPTIONS
+from pytest_toolcall.core.protocol.nodeids import is_module_nodeid
 from pytest_toolcall.core.protocol.options import Option, one_of, parse_choices, parse_number, usage_error
 from pytest_toolcall.core.safety.urls import redact_url
-from pytest_toolcall.model import oracle
 
 MODES = ("read-write", "reuse", "read-only", "replay", "off")
 #: The modes that write what arrives to the store.
 WRITING_MODES = ("read-write", "reuse")
 
 
-OPTIONS = (
-    Option("model", "model to evaluate; 'oracle' is the built-in reference model (no network)", metavar="NAME"),
-    Option("base-url", "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)", env="OPENAI_BASE_URL", metavar="URL"),
-    Option("api-key-env", "environment variable holding the API key", default="OPENAI_API_KEY", metavar="NAME"),
-    Option(
-        "user-model",
-        "user simulator of the agent dialogues (ACEBench agent_multi_turn, τ²-bench; default: none, those items "
-        "are skipped; 'oracle' plays the user from the reference)",
-        metavar="NAME",
-        names_model=True,
-    ),
-    Option("user-base-url", "endpoint of the user simulator (default: the model's endpoint)", metavar="URL"),
-    Option(
-        "user-api-key-env",
-        "environment variable holding the user simulator's key (default: the model's)",
-        metavar="NAME",
-    ),
-    Option(
-        "judge-model",
-        "LLM judge of what no rule scores (τ²-bench NL assertions; official: gpt-4.1-2025-04-14; default: none, "
-        "those parts are not measured)",
-        metavar="NAME",
-        names_model=True,
-    ),
-    Option("judge-base-url", "endpoint of the judge (default: the model's endpoint)", metavar="URL"),
-    Option("judge-api-key-env", "environment variable holding the judge's key (default: the model's)", metavar="NAME"),
-    Option(
-        "bench",
-        "benchmarks to run, comma-separated, or 'all' (default: acebench when --toolcall-model is typed with no "
-        "path; with paths or a model from the ini file, only the benchmarks named here)",
-        metavar="LIST",
-    ),
-    Option("limit", "at most N items per category (per file for general_fc)", metavar="N"),
-    Option("concurrency", "model requests in flight per process", default="8", metavar="N"),
-    Option("timeout", "seconds per request", default="120", metavar="S"),
-    Option("max-retries", "retries per request (429, 5xx, resets, timeouts, bad bodies)", default="4", metavar="N"),
-    Option(
-        "temperature",
-        "sampling temperature, or 'none' to omit it (official ACEBench runner: 0.7)",
-        default="0.7",
-        metavar="T",
-    ),
-    Option(
-        "max-tokens",
-        "max_tokens per answer, or 'none' to omit it (official ACEBench runner: 1200)",
-        default="1200",
-        metavar="N",
-    ),
-    Option("extra-body", "JSON object merged into every request body", metavar="JSON"),
-    Option("cache", "response store folder, or 'off' (default: under pytest's cache dir)", metavar="DIR|off"),
-    Option(
-        "cache-mode",
-        "read-write (answers reused only to finish an interrupted run of the same selection, and for "
-        "--lf), reuse (read-write, and answers of completed runs reused too), read-only, replay (no "
-        "network: a missing response is an error) or off",
-        default="read-write",
-        metavar="MODE",
-    ),
-    Option(
-        "cache-max-age",
-        "stored answers of earlier runs older than this are asked anew (e.g. 12h, 7d; units s, m, h, d)",
-        metavar="DURATION",
-    ),
-    Option("report", "write the JSON report to PATH", metavar="PATH"),
-    Option("html", "write a single-file HTML report to PATH", metavar="PATH"),
-    Option("fail-under", "quality gate, e.g. overall=0.8,atom=0.9", metavar="METRIC=VALUE,..."),
-    Option("max-errors", "request errors the gate tolerates", default="0", metavar="N"),
-    Option(
-        "repeat",
-        "run every unit N times, as N items (ids end in @1 ... @N), each asking anew",
-        default="1",
-        metavar="N",
-    ),
-    Option("baseline", "JSON report of an earlier run: changes, paired tests, regressed units", metavar="REPORT"),
-    Option(
-        "fail-on-regression",
-        "gate: fail on a significant regression against --toolcall-baseline (ALPHA default 0.05)",
-        metavar="ALPHA",
-        const="0.05",
-    ),
-    Option(
-        "gate-on",
-        "point: thresholds hold for the value; lower: for the lower bound of its 95 percent interval",
-        default="point",
-        metavar="point|lower",
-    ),
-    Option(
-        "gate-value",
-        "strict: thresholds hold for the smaller of the measured and the official value (missing units and "
-        "failed requests count against the model); measured: for the value over what ran and was answered",
-        default="strict",
-        metavar="strict|measured",
-    ),
-    Option("price", "USD per million prompt and completion tokens: a cost estimate", metavar="IN,OUT"),
-    Option(
-        "budget",
-        "stop sending new requests once the estimated cost passes USD (needs --toolcall-price)",
-        metavar="USD",
-    ),
-    Option(
-        "stream",
-        "off: plain requests; on: every request streamed (answers reassembled from the deltas, stream rules "
-        "checked); both: asked both ways, official numbers from the plain answers, streamed ones compared",
-        default="off",
-        metavar="off|on|both",
-    ),
-    Option(
-        "api",
-        "the wire format: chat (Chat Completions) or responses (the Responses API)",
-        default="chat",
-        metavar="chat|responses",
-    ),
-    Option(
-        "shard", "run only shard K of N (1-based): a deterministic subset balanced by cost", ini=False, metavar="K/N"
-    ),
-)
-DEFAULT_BENCH = "acebench"
-
-
 def all_options() -> list[tuple[str | None, Option]]:
-    """(owning benchmark or None, option) for the generic options and every benchmark's."""
+    """(owning benchmark or None, option) for the run options and every usable benchmark's, under their
+    full names, read from the declarations (no benchmark's code is imported for them)."""
     options: list[tuple[str | None, Option]] = [(None, option) for option in OPTIONS]
-    for name, benchmark in registry.benchmark_classes().items():
-        options += [(name, option) for option in benchmark.options]
+    for name, declared in registry.declared().items():
+        options += [(name, option) for option in declared.options]
     return options
 
 
@@ -163,16 +46,10 @@ def add_options(parser: pytest.Parser) -> None:
         # environment); the help says what an unset option means.
         shown = option.help if option.default is None else f"{option.help} (default: {option.default})"
         optional = {"nargs": "?", "const": option.const} if option.const is not None else {}
-        group.addoption(
-            f"--toolcall-{option.name}",
-            dest=option.dest,
-            default=None,
-            metavar=option.metavar,
-            help=shown,
-            **optional,
-        )
+        group.addoption(*option.flags, dest=option.dest, default=None, metavar=option.metavar, help=shown, **optional)
         if option.ini:
-            parser.addini(option.dest, f"{option.help} (--toolcall-{option.name})", default=None)
+            for ini in option.ini_names:
+                parser.addini(ini, f"{option.help} (--toolcall-{option.name})", default=None)
 
 
 @dataclass(frozen=True)
@@ -185,6 +62,8 @@ class Settings:
     concurrency: int
     timeout: float
     max_retries: int
+    #: ``--toolcall-temperature`` and ``--toolcall-max-tokens`` as given (None: not given, or ``none``):
+    #: what requests that belong to no benchmark are sent with.
     temperature: float | None
     max_tokens: int | None
     extra_body: dict[str, Any]
@@ -217,16 +96,37 @@ class Settings:
     benchmark_items_only: bool = False
     #: ``--toolcall-stream``: off, on or both.
     stream: str = "off"
-    #: ``--toolcall-api``: chat or responses.
+    #: ``--toolcall-api``: chat, responses or messages.
     api: str = "chat"
+    #: The sampling settings given on the command line or in the ini file (``temperature``,
+    #: ``max_tokens``; None: send none): they replace every benchmark's own (``Benchmark.sampling``).
+    sampling: Mapping[str, Any] = field(default_factory=dict)
+    #: The benchmark whose view of the settings this is (``for_benchmark``), or None.
+    benchmark: str | None = None
 
     def option(self, name: str) -> str | None:
-        """The resolved text of an option (``"lang"`` for ``--toolcall-lang``)."""
+        """The resolved text of an option by its full name (``"acebench-lang"``, ``"model"``); in a
+        benchmark's view, of its own options by the name it declared (``"lang"``) first."""
+        if self.benchmark is not None:
+            own = f"{registry.namespace(self.benchmark)}-{name}"
+            if own in self.raw:
+                return self.raw[own]
         return self.raw[name]
+
+    def for_benchmark(self, name: str) -> Settings:
+        """The settings as the benchmark ``name`` reads them: ``option("lang")`` is its own ``lang``."""
+        return replace(self, benchmark=name)
+
+    def sampling_for(self, declared: Mapping[str, Any]) -> dict[str, Any]:
+        """What a benchmark's requests are sent with: its declared sampling (``Benchmark.sampling``),
+        each setting given for the run replacing its own (None: the field is left out)."""
+        return {**declared, **self.sampling}
 
     @property
     def is_oracle(self) -> bool:
         """Whether the model under test is the built-in oracle."""
+        from pytest_toolcall.model import oracle  # (not at import: this module is read in every pytest run)
+
         return oracle.chooses(self.model)
 
     @property
@@ -237,6 +137,8 @@ class Settings:
     @property
     def only_oracle(self) -> bool:
         """Whether every model this run names is the oracle (nothing to send, nothing to store)."""
+        from pytest_toolcall.model import oracle
+
         return all(oracle.chooses(m) for m in (self.model, *self.other_models))
 
     @property
@@ -268,15 +170,26 @@ class Settings:
         """The settings from every option's resolved text (as a report's ``run.options`` keeps them;
         options it does not name take their defaults); ``benches``: the benchmarks, when known."""
         options = all_options()
-        raw = {option.name: raw.get(option.name, option.default) for _, option in options}
+        raw = {option.name: _recorded(raw, option) for _, option in options}
         if not raw["model"]:
             return None
-        found = tuple(registry.benchmark_classes())
+        found = registry.names()
         if benches is None:
             benches = _benches(raw, options, found, default=(DEFAULT_BENCH,) if items_only else ())
+        for bench in benches:
+            problem = registry.broken(bench)
+            if problem is not None:
+                raise pytest.UsageError(f"--toolcall-bench: {problem}")
         for owner, option in options:
             if owner is not None and option.selects and raw[option.name] and owner not in benches:
                 raise usage_error(option.name, f"given, but --toolcall-bench does not include {owner}")
+        sampling: dict[str, Any] = {}
+        temperature = parse_number("temperature", raw["temperature"], float, minimum=0.0, maximum=2.0, none="none")
+        max_tokens = parse_number("max-tokens", raw["max-tokens"], int, minimum=1, none="none")
+        if raw["temperature"] is not None:
+            sampling["temperature"] = temperature
+        if raw["max-tokens"] is not None:
+            sampling["max_tokens"] = max_tokens
         return cls(
             model=raw["model"],
             base_url=_base_url(raw["base-url"]),
@@ -286,8 +199,8 @@ class Settings:
             concurrency=parse_number("concurrency", raw["concurrency"], int, minimum=1, maximum=MAX_CONCURRENCY),
             timeout=parse_number("timeout", raw["timeout"], float, minimum=0.001, maximum=86400.0),
             max_retries=parse_number("max-retries", raw["max-retries"], int, minimum=0, maximum=MAX_RETRIES),
-            temperature=parse_number("temperature", raw["temperature"], float, minimum=0.0, maximum=2.0, none="none"),
-            max_tokens=parse_number("max-tokens", raw["max-tokens"], int, minimum=1, none="none"),
+            temperature=temperature,
+            max_tokens=max_tokens,
             extra_body=_json_object("extra-body", raw["extra-body"]),
             cache=Path(raw["cache"]).expanduser() if raw["cache"] and raw["cache"] != "off" else None,
             cache_mode="off"
@@ -314,7 +227,8 @@ class Settings:
             cache_max_age=parse_duration("cache-max-age", raw["cache-max-age"]),
             benchmark_items_only=items_only,
             stream=one_of("stream", _given(raw, "stream"), ("off", "on", "both")),
-            api=one_of("api", _given(raw, "api"), ("chat", "responses")),
+            api=_api(_given(raw, "api"), raw["model"]),
+            sampling=sampling,
         )
 
 
@@ -356,10 +270,20 @@ def needs_client_early(config: pytest.Config) -> bool:
 def _raw(config: pytest.Config, option: Option, namespace: Any = None) -> Any:
     value = config.getoption(option.dest) if namespace is None else getattr(namespace, option.dest, None)
     if value is None and option.ini:
-        value = config.getini(option.dest)
+        # The option's own ini name first, then its aliases' (``toolcall_lang``).
+        value = next((v for ini in option.ini_names if (v := config.getini(ini)) is not None), None)
     if value is None and option.env:
         value = os.environ.get(option.env)
     return option.default if value is None else value
+
+
+def _recorded(raw: Mapping[str, str | None], option: Option) -> str | None:
+    """An option's text in resolved options, under its full name or, in a report written before the
+    option moved into its benchmark's namespace, under an alias (``lang``); else its default."""
+    for name in (option.name, *option.aliases):
+        if name in raw:
+            return raw[name]
+    return option.default
 
 
 def _given(raw: Mapping[str, str | None], name: str) -> str:
@@ -375,6 +299,19 @@ def _given(raw: Mapping[str, str | None], name: str) -> str:
 MAX_REPEAT = 1000
 MAX_CONCURRENCY = 1024
 MAX_RETRIES = 100
+
+
+def _api(value: str, model: str | None) -> str:
+    """``--toolcall-api``; ``messages`` needs the ``anthropic`` SDK, checked before any request (found,
+    not imported: the import takes seconds and is the client process's)."""
+    import importlib.util
+
+    from pytest_toolcall.model import oracle
+
+    api = one_of("api", value, ("chat", "responses", "messages"))
+    if api == "messages" and model and not oracle.chooses(model) and importlib.util.find_spec("anthropic") is None:
+        raise usage_error("api", "messages needs the anthropic SDK: pip install 'pytest-toolcall[anthropic]'")
+    return api
 
 
 def _base_url(value: str | None) -> str | None:

@@ -38,7 +38,8 @@ class OracleModel:
         elif isinstance(reference, dict):
             calls = reference.get("tool_calls") or []
             finish = "tool_calls" if calls else "stop"
-            future.set_result(ChatResponse(reference.get("content"), finish, list(calls)))
+            # (usage: the counts a case expects, which the oracle's answer reports as an endpoint would)
+            future.set_result(ChatResponse(reference.get("content"), finish, list(calls), usage=reference.get("usage")))
         else:
             future.set_result(ChatResponse(reference))
         return future

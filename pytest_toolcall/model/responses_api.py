@@ -7,7 +7,8 @@ Mapping: ``system``/``user``/``assistant`` messages become input messages; an as
 a ``reasoning`` item; ``tool`` messages become ``function_call_output`` items of the same
 ``call_id``. Tools are function tools (``{"type": "function", "name", "description", "parameters",
 "strict"}``); ``max_tokens`` is ``max_output_tokens``; a named ``tool_choice`` is
-``{"type": "function", "name"}``. In the answer, ``function_call`` output items are the tool calls,
+``{"type": "function", "name"}``; ``response_format`` is ``text.format`` (a json_schema's ``name``,
+``schema`` and ``strict`` beside its ``type``). In the answer, ``function_call`` output items are the tool calls,
 ``message`` items the text, ``reasoning`` items the reasoning, ``usage.input_tokens`` /
 ``output_tokens`` the prompt / completion tokens.
 """
@@ -48,6 +49,11 @@ def sampling(values: dict[str, Any]) -> dict[str, Any]:
     choice = out.get("tool_choice")
     if isinstance(choice, dict) and isinstance(choice.get("function"), dict):
         out["tool_choice"] = {"type": "function", "name": choice["function"].get("name")}
+    form = out.pop("response_format", None)
+    if isinstance(form, dict) and form.get("type") == "json_schema" and isinstance(form.get("json_schema"), dict):
+        out["text"] = {"format": {"type": "json_schema", **form["json_schema"]}}
+    elif form is not None:
+        out["text"] = {"format": form}
     return out
 
 
@@ -175,6 +181,11 @@ def _usage(usage: Any) -> dict[str, Any] | None:
     }
 
 
+#: The prefix of an item's field holding the pieces streamed for another (``_pieces_text``): joined
+#: once, at the end, so that reassembly stays linear.
+_PIECES = "_pieces_"
+
+
 @dataclass
 class ResponsesStream:
     """One streamed Responses answer, reassembled from its output-item and delta events and checked
@@ -214,10 +225,10 @@ class ResponsesStream:
             if kind.startswith("response.function_call") and index in self._done:
                 self._problem(ARGUMENTS_AFTER_FINISH, n, f"arguments for output index {index} after its item was done")
             key = "arguments" if item.get("type") == "function_call" else "text"
-            item[key] = item.get(key, "") + str(event.get("delta") or "")
+            item.setdefault(_PIECES + key, []).append(str(event.get("delta") or ""))
         elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
             item = self._items.setdefault(index if isinstance(index, int) else -1, {"type": "reasoning"})
-            item["text"] = item.get("text", "") + str(event.get("delta") or "")
+            item.setdefault(_PIECES + "text", []).append(str(event.get("delta") or ""))
         elif kind == "response.output_item.done" and isinstance(index, int):
             self._done.add(index)
         elif kind in ("response.completed", "response.incomplete") and isinstance(event.get("response"), dict):
@@ -251,6 +262,11 @@ class ResponsesStream:
             self._problem(NO_USAGE, last, "response.completed carried no usage")
         if not self._items and self._final is None:
             raise ValueError("the stream carried no event")
+        for item in self._items.values():
+            for key in ("arguments", "text"):
+                pieces = item.pop(_PIECES + key, None)
+                if pieces:
+                    item[key] = str(item.get(key) or "") + "".join(pieces)
         output: list[dict[str, Any]] = []
         for _, item in sorted(self._items.items()):
             if item.get("type") == "message":

@@ -1,6 +1,6 @@
-"""The SDK side of the model client: ``Endpoint`` (the ``openai`` SDK, asyncio, bounded
-concurrency, one retry policy), served to every pytest process of a run over a Unix socket by a
-child process of its own.
+"""The SDK side of the model client: ``Endpoint`` (the ``openai`` SDK, or the ``anthropic`` one for
+``--toolcall-api messages``; asyncio, bounded concurrency, one retry policy), served to every pytest
+process of a run over a Unix socket by a child process of its own.
 
     python -m pytest_toolcall.model.sdk_server FD   (started by ``sdk_process.py``, FD its listening socket;
                                              protocol there)
@@ -20,7 +20,7 @@ import sys
 import time
 import urllib.parse
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from pytest_toolcall.core.protocol.types import (
     ChatRequest,
@@ -30,9 +30,10 @@ from pytest_toolcall.core.protocol.types import (
     RequestError,
 )
 from pytest_toolcall.core.safety import door
-from pytest_toolcall.model import responses_api, streaming
+from pytest_toolcall.model import messages_api, responses_api, streaming
 
 if TYPE_CHECKING:
+    import anthropic
     import openai
 
 #: The largest answer read (bytes): a chat completion is kilobytes; a server sending hundreds of
@@ -41,10 +42,14 @@ MAX_RESPONSE_BYTES = 32 * 2**20
 
 #: Endpoints that gave an answer no retry can fix, by everything that reaches them (model, URL, key):
 #: shared by every connection of this process, so that all pytest processes of a run stop at once.
-_STOPPED: dict[tuple[str, str | None, str | None], str] = {}
+_STOPPED: dict[tuple[str, str | None, str | None, str], str] = {}
 #: The endpoints (base URLs) that have answered at least once in this process: until one has, a
 #: failure to connect stops the run instead of being retried item after item.
 _REACHED: set[str | None] = set()
+
+
+#: Where each wire format is posted, relative to the SDK's base URL.
+_PATHS = {"chat": "/chat/completions", "responses": "/responses", "messages": "/v1/messages"}
 
 
 class ResponseTooLarge(Exception):
@@ -62,10 +67,12 @@ class Endpoint:
 
     def __init__(self, settings: ModelSettings) -> None:
         self.settings = settings
-        self._client: openai.AsyncOpenAI | None = None
+        self._client: openai.AsyncOpenAI | anthropic.AsyncAnthropic | None = None
         self._slots: asyncio.Semaphore | None = None
 
     async def open(self) -> None:
+        if self.settings.api == "messages":
+            return await self._open_messages()
         import openai  # imported only when a real endpoint is used: it takes about a second
 
         base_url, query = _split_query(self.settings.base_url)
@@ -84,17 +91,38 @@ class Endpoint:
             # header at all, rather than a made-up key.
             self._headers["Authorization"] = openai.Omit()
 
+    async def _open_messages(self) -> None:
+        """The ``anthropic`` SDK's client: the key goes in the header the installed SDK sends it in
+        (``x-api-key`` before 2.0, ``Authorization`` since), whatever that is."""
+        import anthropic
+
+        base_url, query = _split_query(self.settings.base_url)
+        self._client = anthropic.AsyncAnthropic(
+            api_key=self.settings.api_key or "no-key",  # given, so that no environment or profile is read
+            base_url=messages_api.sdk_base_url(base_url),
+            default_query=query,
+            timeout=self.settings.timeout,
+            max_retries=0,
+        )
+        self._slots = asyncio.Semaphore(self.settings.concurrency)
+        self._headers = {"X-Stainless-Raw-Response": "stream"}
+        if not self.settings.api_key:
+            self._headers.update({"X-Api-Key": anthropic.Omit(), "Authorization": anthropic.Omit()})
+
     async def close(self) -> None:
         if self._client is not None:
             await self._client.close()
 
     @property
-    def _identity(self) -> tuple[str, str | None, str | None]:
-        return (self.settings.model, self.settings.base_url, self.settings.api_key)
+    def _identity(self) -> tuple[str, str | None, str | None, str]:
+        # (the API too: an endpoint that does not serve one wire format may serve another)
+        return (self.settings.model, self.settings.base_url, self.settings.api_key, self.settings.api)
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
         assert self._client is not None and self._slots is not None, "open() first"
+        asked = time.perf_counter()
         async with self._slots:
+            queued = time.perf_counter() - asked  # waiting for a slot: not part of the latency
             attempt = 0
             while True:
                 stopped = _STOPPED.get(self._identity)
@@ -105,12 +133,13 @@ class Endpoint:
                     # The whole request (connect to last byte) within the timeout: httpx's own
                     # timeout applies per read, so a server trickling bytes would never time out.
                     async with asyncio.timeout(self.settings.timeout):
-                        completion, problems = await self._create(request)
+                        completion, problems, first_event = await self._create(request)
                     _REACHED.add(self.settings.base_url)
                     response = _response(completion, time.perf_counter() - started)
-                    if problems:
-                        response = dataclasses.replace(response, stream_problems=problems)
-                    return dataclasses.replace(response, retries=attempt) if attempt else response
+                    ttft = None if first_event is None else first_event - started
+                    return dataclasses.replace(
+                        response, stream_problems=problems, retries=attempt, ttft_s=ttft, queue_s=queued
+                    )
                 except TimeoutError:
                     exc: Exception = TimeoutError(f"no complete answer within {self.settings.timeout:g}s")
                 except Exception as error:
@@ -119,7 +148,7 @@ class Endpoint:
                 if unreachable is not None:
                     _STOPPED.setdefault(self._identity, self._masked(unreachable))
                     raise FatalRequestError(_STOPPED[self._identity])
-                advice = self._fatal_advice(exc)
+                advice = self._fatal_advice(exc, request.answer_errors)
                 if advice is not None:
                     _STOPPED.setdefault(self._identity, f"{self._describe(exc, attempt)}; {advice}")
                     raise FatalRequestError(_STOPPED[self._identity])
@@ -132,18 +161,22 @@ class Endpoint:
                 attempt += 1
                 await asyncio.sleep(delay)
 
-    async def _create(self, request: ChatRequest) -> tuple[Any, list[str]]:
+    async def _create(self, request: ChatRequest) -> tuple[Any, list[str], float | None]:
         """POST the body as built here, through the SDK's documented generic ``post``: the SDK
         adds auth, base URL, timeouts and error types, but neither rewrites ``messages``/``tools``
         nor builds typed response objects (a few ms of CPU per request, which limits throughput).
-        Returns the answer as a ``chat.completion`` and, for a streamed one, the stream rules it broke."""
+        Returns the answer as a ``chat.completion`` and, for a streamed one, the stream rules it broke
+        and when (``perf_counter``) its first event came."""
         settings = self.settings
         sampling = {"temperature": settings.temperature, "max_tokens": settings.max_tokens, **request.sampling}
         values = {k: v for k, v in sampling.items() if v is not None}
-        responses = settings.api == "responses"
-        if responses:
+        api = settings.api
+        if api == "responses":
             body = responses_api.request_body(settings.model, request.messages, request.tools)
             body.update(responses_api.sampling(values))
+        elif api == "messages":
+            body = messages_api.request_body(settings.model, request.messages, request.tools)
+            body.update(messages_api.sampling(values))
         else:
             body = {"model": settings.model, "messages": request.messages}
             if request.tools is not None:
@@ -151,22 +184,28 @@ class Endpoint:
             body.update(values)
         if settings.stream:
             body["stream"] = True
-            if not responses:  # a Responses stream always ends with its usage
+            if api == "chat":  # a Responses or Messages stream always carries its usage
                 body["stream_options"] = {"include_usage": True}
         body.update(settings.extra_body)
         assert self._client is not None
         # The body is streamed, not read whole by the SDK, so that its size can be capped.
         response: Any = await self._client.post(
-            "/responses" if responses else "/chat/completions",
-            cast_to=_http_response_type(),
+            _PATHS[api],
+            cast_to=_http_response_type(self._client),
             body=body,
             options={"headers": self._headers},
         )
-        stream: streaming.ChatStream | responses_api.ResponsesStream | None = None
+        stream: streaming.ChatStream | responses_api.ResponsesStream | messages_api.MessagesStream | None = None
         if settings.stream:
             names = streaming.tool_names(request.tools)
-            stream = responses_api.ResponsesStream(names) if responses else streaming.ChatStream(names)
+            if api == "responses":
+                stream = responses_api.ResponsesStream(names)
+            elif api == "messages":
+                stream = messages_api.MessagesStream(names)
+            else:
+                stream = streaming.ChatStream(names)
         decoder = streaming.SSEDecoder()
+        first_event: float | None = None
         try:
             content = bytearray()
             async for chunk in response.aiter_bytes():
@@ -177,13 +216,16 @@ class Endpoint:
                     )
                 if stream is not None:
                     for data in decoder.feed(chunk):
+                        if first_event is None:
+                            first_event = time.perf_counter()
                         stream.event(data)
         finally:
             await response.aclose()
         if stream is not None:
             for data in decoder.close():
+                first_event = first_event or time.perf_counter()
                 stream.event(data)
-            return stream.finish(), stream.problems
+            return stream.finish(), stream.problems, first_event
         try:
             answer = json.loads(content)
             # Through the door's bound: nothing deeper reaches the code that walks answers.
@@ -202,24 +244,23 @@ class Endpoint:
             # Masked before it is cut: a cut through an echoed key would leave a piece of it.
             start = self._masked(bytes(content[:4096]).decode("utf-8", "replace"))[:60]
             raise NotJSON(f"HTTP {response.status_code} answer is not JSON ({kind}; {why}): {start!r}") from None
-        if responses:
-            answer = responses_api.completion(answer) if isinstance(answer, dict) else answer
-        return answer, []
+        if api == "responses" and isinstance(answer, dict):
+            answer = responses_api.completion(answer)
+        elif api == "messages" and isinstance(answer, dict):
+            answer = messages_api.completion(answer)
+        return answer, [], None
 
     def _refusal(self, request: ChatRequest, exc: Exception, latency: float) -> ChatResponse | None:
         """The answer of a request that accepts error answers when ``exc`` is a definite refusal (a
         4xx other than 429): its status and message."""
-        import openai
-
-        if not request.answer_errors or not isinstance(exc, openai.APIStatusError) or _retryable(exc):
+        if not request.answer_errors or not _is_status_error(exc) or _retryable(exc):
             return None
         return ChatResponse(self._masked(exc.message), None, latency_s=latency, status=exc.status_code)
 
-    def _fatal_advice(self, exc: Exception) -> str | None:
-        """What to check when ``exc`` is an answer no retry and no other request can change, else None."""
-        import openai
-
-        if not isinstance(exc, openai.APIStatusError):
+    def _fatal_advice(self, exc: Exception, answer_errors: bool = False) -> str | None:
+        """What to check when ``exc`` is an answer no retry and no other request can change, else None.
+        ``answer_errors``: the request expects a refusal, so a 400 naming a setting is its answer."""
+        if not _is_status_error(exc):
             return None
         _REACHED.add(self.settings.base_url)  # it answered: a later connection failure is retried
         from pytest_toolcall.core.safety.urls import redact_url
@@ -235,9 +276,13 @@ class Endpoint:
             return (
                 f"stopped: check that {endpoint} serves the Responses API (POST /responses, --toolcall-api responses)"
             )
+        if exc.status_code == 404 and s.api == "messages":
+            return (
+                f"stopped: check that {endpoint} serves the Messages API (POST /v1/messages, --toolcall-api messages)"
+            )
         if exc.status_code == 404:
             return f"stopped: check the model name {s.model!r} and the endpoint {endpoint} (--toolcall-base-url)"
-        if exc.status_code == 400 and _names_setting(exc, s):
+        if exc.status_code == 400 and not answer_errors and _names_setting(exc, s):
             return (
                 f"stopped: check the model name {s.model!r} and the request parameters "
                 "(--toolcall-temperature, --toolcall-max-tokens, --toolcall-extra-body)"
@@ -279,9 +324,7 @@ class Endpoint:
 
     def _describe(self, exc: Exception, attempt: int) -> str:
         """The last cause, for a person; never the API key (servers echo parts of requests)."""
-        import openai
-
-        if isinstance(exc, openai.APIStatusError):
+        if _is_status_error(exc):
             text = f"HTTP {exc.status_code}: {exc.message}"
             if not _retryable(exc):
                 text += " (not retried: a 4xx other than 429 will not change on retry)"
@@ -313,17 +356,13 @@ def _split_query(url: str | None) -> tuple[str | None, dict[str, str] | None]:
     return base, dict(parse_qsl(query, keep_blank_values=True)) or None
 
 
-def _http_response_type() -> type:
-    """The response class of the HTTP library under the installed SDK (httpx, or httpx2 in newer
-    releases): given as ``cast_to``, the SDK returns the response unread."""
-    try:
-        import httpx2
-
-        return httpx2.Response
-    except ImportError:
-        import httpx
-
-        return httpx.Response
+def _http_response_type(client: Any) -> type:
+    """The response class of the HTTP library under the client's SDK (httpx, or httpx2 in newer
+    releases; the two SDKs need not use the same): given as ``cast_to``, the SDK returns the response
+    unread."""
+    base = sys.modules[f"{type(client).__module__.split('.')[0]}._base_client"]
+    http = getattr(base, "httpx2", None) or base.httpx
+    return http.Response
 
 
 def _names_setting(exc: Exception, settings: ModelSettings) -> bool:
@@ -349,21 +388,29 @@ def _causes(exc: BaseException) -> Iterator[BaseException]:
         current = current.__cause__ or current.__context__
 
 
+def _is_status_error(exc: Exception) -> TypeGuard[Any]:
+    """Whether ``exc`` is an HTTP error answer, as either SDK raises it (both carry ``status_code``,
+    ``message``, ``body`` and ``response``); typed ``Any`` so that those are read without a cast."""
+    import openai
+
+    kinds: list[type] = [openai.APIStatusError]
+    anthropic = sys.modules.get("anthropic")  # loaded only for --toolcall-api messages
+    if anthropic is not None:
+        kinds.append(anthropic.APIStatusError)
+    return isinstance(exc, tuple(kinds))
+
+
 def _retryable(exc: Exception) -> bool:
     """Everything but a definite refusal is retried: 429 and 5xx, but also connection resets,
     timeouts and bodies that are not a completion, whether the SDK wraps the transport's exception
     (APIConnectionError) or, on some of its paths, lets it escape as is."""
-    import openai
-
-    if isinstance(exc, openai.APIStatusError):
+    if _is_status_error(exc):
         return exc.status_code == 429 or exc.status_code >= 500
     return not isinstance(exc, ResponseTooLarge)
 
 
 def _retry_after(exc: Exception) -> float | None:
-    import openai
-
-    if not isinstance(exc, openai.APIStatusError):
+    if not _is_status_error(exc):
         return None
     value = exc.response.headers.get("retry-after")
     try:
@@ -381,7 +428,9 @@ def _response(completion: Any, latency: float) -> ChatResponse:
         content = _text(message.get("content"))
         reasoning = _text(message.get("reasoning_content") or message.get("reasoning"))
         usage = _usage(completion.get("usage"))
-        return ChatResponse(content, _text(choice.get("finish_reason")), calls, reasoning, latency, usage)
+        finish = _text(choice.get("finish_reason"))
+        empty = message.get("tool_calls") == []  # not null, not absent: see ChatResponse.empty_tool_calls
+        return ChatResponse(content, finish, calls, reasoning, latency, usage, empty_tool_calls=empty)
     except (KeyError, IndexError, TypeError, AttributeError) as exc:
         raise ValueError(f"not a chat completion ({type(exc).__name__}: {exc})") from None
 

@@ -534,7 +534,7 @@ class CachedModel:
         cached = self.store.get(key)
         if cached is not None:
             future: Future[ChatResponse] = Future()
-            future.set_result(dataclasses.replace(cached, latency_s=0.0, retries=0))
+            future.set_result(dataclasses.replace(cached, latency_s=0.0, retries=0, ttft_s=None, queue_s=0.0))
             return future
         if self.model is None:  # replay: never any network
             future = Future()

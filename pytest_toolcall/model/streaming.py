@@ -2,9 +2,11 @@
 Completions answer, reassembled into the completion a non-streamed request would have got, and
 checked against the rules clients rely on while they read a stream.
 
-The reassembly is the SDK's own (``openai.lib.streaming._deltas.accumulate_delta``, what
-``ChatCompletionStreamState`` folds every chunk with), so an answer reads as the SDK's users get it.
-What the SDK does not do is check: it merges whatever arrives under one index, never says that
+The reassembly is the SDK's (``openai.lib.streaming._deltas.accumulate_delta``, what
+``ChatCompletionStreamState`` folds every chunk with), so an answer reads as the SDK's users get it:
+the same merge, rule for rule, written here so that it is linear (``accumulate``: the SDK adds each
+text piece to all that came before it, which costs a long answer quadratic time; a test holds the two
+equal). What the SDK does not do is check: it merges whatever arrives under one index, never says that
 ``[DONE]`` or the usage chunk did not come, and never looks at ``content``. Those checks are here,
 each a named rule reported with the (1-based) number of the chunk where it broke.
 """
@@ -32,31 +34,113 @@ NOT_A_CHUNK = "not_a_chunk"
 
 class SSEDecoder:
     """Server-sent events from bytes as they arrive: ``feed`` returns the ``data`` of each complete
-    event (several ``data:`` lines of one event joined by newlines, as the SSE standard says)."""
+    event (several ``data:`` lines of one event joined by newlines, as the SSE standard says).
+
+    Linear in the bytes: each byte is looked at once (the search for a line's end resumes where the
+    last one stopped) and only what is left of an unfinished line is kept."""
 
     def __init__(self) -> None:
-        self._buffer = b""
+        self._buffer = bytearray()
+        self._scanned = 0  # bytes of the buffer known to hold no line end
         self._data: list[str] = []
 
     def feed(self, chunk: bytes) -> list[str]:
-        self._buffer += chunk
-        events = []
-        *lines, self._buffer = self._buffer.split(b"\n")
-        for raw in lines:
-            line = raw.rstrip(b"\r").decode("utf-8", "replace")
+        buffer = self._buffer
+        buffer += chunk
+        events: list[str] = []
+        start = 0
+        end = buffer.find(b"\n", self._scanned)
+        while end >= 0:
+            line = buffer[start:end]
+            start = end + 1
+            if line.endswith(b"\r"):
+                del line[-1:]
             if not line:
                 if self._data:
                     events.append("\n".join(self._data))
                     self._data = []
-            elif line.startswith("data:"):
-                self._data.append(line[5:].removeprefix(" "))
+            elif line.startswith(b"data:"):
+                text = line[5:].decode("utf-8", "replace")
+                self._data.append(text[1:] if text.startswith(" ") else text)
             # ``event:``, ``id:``, ``retry:`` and comments carry nothing a completion needs
+            end = buffer.find(b"\n", start)
+        if start:
+            del buffer[:start]
+        self._scanned = len(buffer)
         return events
 
     def close(self) -> list[str]:
         """The last event, when the stream ended without the blank line that closes it."""
         events = self.feed(b"\n\n") if self._buffer or self._data else []
         return events
+
+
+class _Text:
+    """A string being streamed: its pieces, joined once at the end."""
+
+    __slots__ = ("pieces",)
+
+    def __init__(self, first: str, second: str) -> None:
+        self.pieces = [first, second]
+
+
+def accumulate(acc: dict[Any, Any], delta: dict[Any, Any]) -> dict[Any, Any]:
+    """``accumulate_delta`` of the SDK, rule for rule, but a string that grows is kept as its pieces
+    (``_Text``): call ``materialize`` on the result once the stream is over."""
+    for key, value in delta.items():
+        if key not in acc or acc[key] is None:
+            if _indexed(value):
+                acc[key] = []  # (a first indexed list is merged too: one chunk may repeat an index)
+            else:
+                acc[key] = value
+                continue
+        current = acc[key]
+        if key == "index" or key == "type":  # an array's position and a union's tag are set, not added
+            acc[key] = value
+            continue
+        if isinstance(current, str) and isinstance(value, str):
+            current = _Text(current, value)
+        elif isinstance(current, _Text) and isinstance(value, str):
+            current.pieces.append(value)
+        elif isinstance(current, (int, float)) and isinstance(value, (int, float)):
+            current += value
+        elif isinstance(current, dict) and isinstance(value, dict):
+            current = accumulate(current, value)
+        elif isinstance(current, list) and isinstance(value, list):
+            if all(isinstance(x, (str, int, float)) for x in current) and (current or not _indexed(value)):
+                current.extend(value)
+                continue
+            for entry in value:
+                if not isinstance(entry, dict):
+                    raise TypeError(f"Unexpected list delta entry is not a dictionary: {entry}")
+                if "index" not in entry:
+                    raise RuntimeError(f"Expected list delta entry to have an `index` key; {entry}")
+                index = entry["index"]
+                if not isinstance(index, int):
+                    raise TypeError(f"Unexpected, list delta entry `index` value is not an integer; {index}")
+                if -len(current) <= index < len(current):
+                    if not isinstance(current[index], dict):
+                        raise TypeError("not handled yet")
+                    current[index] = accumulate(current[index], entry)
+                else:
+                    current.insert(index, entry)
+        acc[key] = current
+    return acc
+
+
+def materialize(value: Any) -> Any:
+    """``value`` with every ``_Text`` joined into its string."""
+    if isinstance(value, _Text):
+        return "".join(value.pieces)
+    if isinstance(value, dict):
+        return {k: materialize(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [materialize(v) for v in value]
+    return value
+
+
+def _indexed(value: Any) -> bool:
+    return isinstance(value, list) and any(isinstance(e, dict) and "index" in e for e in value)
 
 
 @dataclass
@@ -107,8 +191,6 @@ class ChatStream:
                     self._finished_at = n
 
     def _delta(self, delta: dict[str, Any], n: int) -> None:
-        from openai.lib.streaming._deltas import accumulate_delta
-
         if not isinstance(delta, dict):
             self._problem(NOT_A_CHUNK, n, "a delta that is not an object")
             return
@@ -117,7 +199,7 @@ class ChatStream:
             if isinstance(call, dict):
                 self._check_call(call, n)
         try:
-            self._message = accumulate_delta(self._message, delta)  # type: ignore[arg-type,assignment]
+            self._message = accumulate(self._message, delta)
         except (TypeError, RuntimeError) as exc:
             self._problem(NOT_A_CHUNK, n, f"a delta the SDK cannot merge ({exc})")
 
@@ -157,6 +239,7 @@ class ChatStream:
             self._problem(NO_DONE, last, "the stream ended without data: [DONE]")
         if self.usage_asked and self._usage is None:
             self._problem(NO_USAGE, last, "include_usage was asked for and no chunk carried usage")
+        self._message = materialize(self._message)
         content = self._message.get("content")
         if isinstance(content, str) and has_tool_markup(content, self.tool_names):
             self._problem(MARKUP_IN_CONTENT, last, f"tool-call markup in the streamed content: {content[:80]!r}")

@@ -1,7 +1,8 @@
 """N runs of the same data side by side (``pytest-toolcall compare``): each block's headline metric
 with its interval per run, the paired test of every later run against the first (the same test a
 baseline gets: ``results.baseline.compare_run``), cost and latency per correct answer where usage is
-known, and the per-item matrix of which run passed which unit."""
+known, each run's timing (latency, time to first event, wait for a slot, output rate; where its report
+has them), and the per-item matrix of which run passed which unit."""
 
 from __future__ import annotations
 
@@ -34,6 +35,8 @@ class RunColumn:
     correct: int
     cost_per_correct: float | None
     latency_per_correct_s: float | None
+    #: The report's ``usage`` timing p50s: latency, ttft, queue (seconds), output tokens per second.
+    timing: dict[str, float | None]
 
 
 @dataclass
@@ -101,7 +104,25 @@ def _column(path: Path, document: dict[str, Any], cells: dict[str, Cell]) -> Run
         correct,
         cost / correct if isinstance(cost, (int, float)) and correct else None,
         sum(latencies) / correct if latencies and correct else None,
+        {key: _float((document.get("usage") or {}).get(key)) for key in TIMING},
     )
+
+
+#: The timing of each run compared, and how a value of it is shown.
+TIMING = {
+    "latency_p50_s": "latency p50 {:.2f} s",
+    "ttft_p50_s": "first event p50 {:.2f} s",
+    "queue_p50_s": "slot wait p50 {:.2f} s",
+    "output_tokens_per_s_p50": "{:.1f} tokens/s",
+}
+
+
+def _float(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def timing_text(column: RunColumn) -> str:
+    return ", ".join(TIMING[key].format(value) for key, value in column.timing.items() if value is not None)
 
 
 def terminal_table(comparison: Comparison) -> list[str]:
@@ -116,6 +137,11 @@ def terminal_table(comparison: Comparison) -> list[str]:
     per = [_per_correct(c) for c in comparison.runs]
     if any(per):
         lines.append(f"{'per correct answer':<{width}}" + "".join(f"  {p:<28}" for p in per))
+    timings = [timing_text(c) for c in comparison.runs]
+    if any(timings):  # (one line per run: four timings do not fit a column)
+        lines += [
+            f"{'timing':<{width}}  {c.name[:28]}: {t or '-'}" for c, t in zip(comparison.runs, timings, strict=True)
+        ]
     lines.append(f"{len(comparison.matrix)} unit(s) where the runs disagree, {comparison.agreeing} where they agree")
     return [line.rstrip() for line in lines]
 
@@ -160,6 +186,11 @@ def compare_page(comparison: Comparison) -> str:
     rows.append(
         '<tr><td class="name">per correct answer</td>'
         + "".join(f'<td class="num">{escape(_per_correct(c))}</td>' for c in runs)
+        + "</tr>"
+    )
+    rows.append(
+        '<tr><td class="name">timing</td>'
+        + "".join(f'<td class="num">{escape(timing_text(c))}</td>' for c in runs)
         + "</tr>"
     )
     summary = f'<section id="metrics"><h2>Runs</h2><table class="changes" id="runs">{head}{"".join(rows)}</table>'

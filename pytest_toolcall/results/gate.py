@@ -40,11 +40,14 @@ class Threshold:
 
 def parse_thresholds(text: str, benchmarks: Iterable[type[Benchmark]] | None = None) -> list[Threshold]:
     """``overall=0.8,atom=0.9``; raises ValueError with a message for the user. Names are looked up
-    in ``benchmarks`` (default: every installed one)."""
+    in ``benchmarks``, the run's (default: every installed one): a name none of them can produce is
+    an error that lists the names they can (``core.protocol.metrics.gate_names``)."""
+    from pytest_toolcall.core.protocol.metrics import gate_names
     from pytest_toolcall.results.stream_parity import StreamGate
 
+    classes = list(registry.benchmark_classes().values() if benchmarks is None else benchmarks)
     # stream.parity first: ACEBench reads any <a>.<b> as <lang>.<category> and would refuse it.
-    candidates: list[Any] = [StreamGate, *(registry.benchmark_classes().values() if benchmarks is None else benchmarks)]
+    candidates: list[Any] = [StreamGate, *classes]
     thresholds = []
     for part in filter(None, (p.strip() for p in text.split(","))):
         name, sep, value = part.partition("=")
@@ -63,7 +66,8 @@ def parse_thresholds(text: str, benchmarks: Iterable[type[Benchmark]] | None = N
         named = [b for b in candidates if b.name == prefix]
         owner = next((b for b in named or candidates if b.claims_metric(name)), None)
         if owner is None:
-            raise ValueError(f"unknown metric {name!r}")
+            known = "; ".join(", ".join(gate_names(b)) for b in classes) or "none: no benchmark is selected"
+            raise ValueError(f"unknown metric {name!r}: no benchmark of this run measures it (gate names: {known})")
         thresholds.append(Threshold(name, minimum, owner))
     if not thresholds:
         raise ValueError("no threshold given")
@@ -231,10 +235,17 @@ class GateOptions:
 
     @classmethod
     def parse(
-        cls, fail_under: str | None, max_errors: int, gate_on: str, gate_value: str, alpha: float | None
+        cls,
+        fail_under: str | None,
+        max_errors: int,
+        gate_on: str,
+        gate_value: str,
+        alpha: float | None,
+        benchmarks: Iterable[type[Benchmark]] | None = None,
     ) -> GateOptions:
-        """From the options' values; ValueError (from ``parse_thresholds``) for bad thresholds."""
-        thresholds = tuple(parse_thresholds(fail_under)) if fail_under else ()
+        """From the options' values; ValueError (from ``parse_thresholds``) for bad thresholds, the names
+        looked up in ``benchmarks`` (the run's; default: every installed one)."""
+        thresholds = tuple(parse_thresholds(fail_under, benchmarks)) if fail_under else ()
         return cls(thresholds, max_errors, gate_on, gate_value, alpha)
 
     @property

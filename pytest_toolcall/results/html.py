@@ -379,6 +379,11 @@ def _usage_section(usage: dict[str, Any]) -> str:
         "completion_tokens": "completion tokens",
         "latency_p50_s": "latency p50 (s)",
         "latency_p95_s": "latency p95 (s)",
+        "ttft_p50_s": "time to first event p50 (s)",
+        "ttft_p95_s": "time to first event p95 (s)",
+        "queue_p50_s": "waiting for a slot p50 (s)",
+        "queue_p95_s": "waiting for a slot p95 (s)",
+        "output_tokens_per_s_p50": "output tokens per second p50",
         "cost_usd": "cost (USD)",
     }
     values = {labels.get(k, k): v for k, v in usage.items()}

@@ -41,12 +41,24 @@ def run_identity(run: Mapping[str, Any], files: Mapping[str, str] | None = None)
     options = run.get("options") or {}
     fields: dict[str, Any] = {
         "plugin_version": run.get("plugin_version"),
-        "sampling": run.get("settings"),
+        "sampling": sent_sampling(run.get("settings")),
         "datasets": run.get("datasets"),
         "files": dict(sorted((files or {}).items())),
         "options": {k: v for k, v in sorted(options.items()) if k not in NOT_IDENTITY},
     }
     return {"hash": digest(fields), **fields}
+
+
+def sent_sampling(settings: Any) -> Any:
+    """What the run's requests were sent with, as the identity holds it: the sampling of each
+    benchmark (``acebench.temperature``), or one set of fields when every benchmark of the run sent the
+    same (``temperature``: one benchmark, or a run-wide --toolcall-temperature), and the extra body."""
+    if not isinstance(settings, Mapping) or not isinstance(settings.get("sampling"), Mapping):
+        return settings  # a report of a version that recorded one sampling for the whole run
+    per = dict(settings["sampling"])
+    values = list(per.values())
+    same = bool(values) and all(value == values[0] for value in values)
+    return {**(values[0] if same else per), "extra_body": settings.get("extra_body")}
 
 
 def digest(fields: Mapping[str, Any]) -> str:

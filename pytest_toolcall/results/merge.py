@@ -1,26 +1,30 @@
-"""``pytest-toolcall merge``: the reports of the shards of one run, as the report of that run.
+"""Shards of one run, checked before ``RunResult.merge`` makes the run's result of them.
 
 Every metric is recomputed from the samples by the run's own code path (``aggregate.py``), with the
 benchmarks rebuilt from the options the shards recorded, so a merged report equals the report of a
 single run of the same selection. Shards are refused, naming the files, when they overlap, disagree
 in what they ran (model, settings, data, plugin version, selection, how it was cut) or leave selected
-units out (the last one accepted with ``allow_partial``, which marks the result partial).
+units out (the last one accepted with ``allow_partial``, which marks the result partial). The merged
+``run`` section is the first shard's, with the fields that describe a part of the run combined
+(``COMBINED``): there is one writer of a ``run`` section, the run itself.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_toolcall.config.settings import Settings
 from pytest_toolcall.core.safety.reports import ReportError, read_report
-from pytest_toolcall.results.aggregate import aggregate, report_document, run_usage
+from pytest_toolcall.results.identity import run_identity
 from pytest_toolcall.results.recompute import checked_benchmarks, rebuild_benchmarks
-from pytest_toolcall.results.run_result import RunResult
-from pytest_toolcall.runner.shards import selection_of
+from pytest_toolcall.results.selection import selection_of
 
-__all__ = ["ReportError", "merge_junit", "merge_reports", "read_report", "rebuild_benchmarks"]
+__all__ = ["ReportError", "check_shards", "merge_junit", "merged_run", "read_report", "rebuild_benchmarks"]
+
+#: A shard: the path of its report (for messages) and the report.
+Shard = tuple[Path, Mapping[str, Any]]
 
 #: ``run`` fields every shard of one run must agree on.
 AGREED = ("model", "base_url", "settings", "datasets", "plugin_version")
@@ -41,7 +45,79 @@ PER_SHARD_OPTIONS = frozenset(
 )
 
 
-def _needs(path: Path, run: dict[str, Any], *fields: str) -> None:
+def _earliest(values: Iterable[Any]) -> Any:
+    return min((v or "" for v in values), default=None) or None
+
+
+def _latest(values: Iterable[Any]) -> Any:
+    return max((v or "" for v in values), default=None) or None
+
+
+def _union(values: Iterable[Any]) -> list[Any]:
+    return sorted({v for value in values for v in value or []})
+
+
+#: How the ``run`` fields that describe one shard make the field of the whole run: each is given the
+#: shards' values of the field, in order. Every other field is the first shard's (they agree).
+COMBINED: dict[str, Callable[[list[Any]], Any]] = {
+    "started_at": _earliest,
+    "finished_at": _latest,
+    "selected": lambda values: sum(int(v) for v in values),
+    "not_run": lambda values: sum(int(v or 0) for v in values),
+    "not_asked": lambda values: sum(int(v or 0) for v in values),
+    "data_problems": _union,
+    "ordinary_failed": _union,
+    "other_requests": lambda values: [entry for value in values for entry in value or []],
+    "interrupted": any,
+    "partial": any,
+    "shard": lambda values: None,
+    "selection": lambda values: {**values[0], "plan": None},
+    "options": lambda values: {k: v for k, v in values[0].items() if k != "shard"},
+}
+#: Fields a merged run has of its own (set below), never a shard's.
+MERGED_ONLY = ("merged_from", "missing")
+
+
+def check_shards(reports: Sequence[Shard], allow_partial: bool = False) -> list[str]:
+    """Check that the ``reports`` are shards of one run that can be merged (``ReportError`` naming
+    the files if not); return what of the selection no report covers (allowed with ``allow_partial``)."""
+    if not reports:
+        raise ReportError("no report to merge")
+    for path, document in reports:
+        _check_shape(path, document["run"])
+    for path, document in reports:
+        checked_benchmarks(path, dict(document))  # a shard's metrics are those of its own samples
+    refusals = [*_disagreements(reports), *_overlaps(reports)]
+    if refusals:
+        raise ReportError("cannot merge:\n  " + "\n  ".join(refusals))
+    gaps = _gaps(reports)
+    foreign = None if gaps else _foreign_samples(reports)
+    if foreign is not None:
+        raise ReportError(f"cannot merge: {foreign}")
+    if gaps and not allow_partial:
+        raise ReportError(
+            "cannot merge: " + "; ".join(gaps) + " (--allow-partial merges what is there, marked partial)"
+        )
+    return gaps
+
+
+def merged_run(reports: Sequence[Shard], gaps: list[str]) -> dict[str, Any]:
+    """The ``run`` section of the whole run of (checked) shards, ``gaps`` being what none covers."""
+    runs = [document["run"] for _, document in reports]
+    run = {name: value for name, value in runs[0].items() if name not in MERGED_ONLY}
+    for name, combine in COMBINED.items():
+        run[name] = combine([r.get(name) for r in runs])
+    run["partial"] = bool(gaps) or run["partial"]
+    if any(isinstance(r.get("identity"), dict) for r in runs):  # of the whole: the users' files of every shard
+        files = {k: v for r in runs for k, v in ((r.get("identity") or {}).get("files") or {}).items()}
+        run["identity"] = run_identity(run, files)
+    run["merged_from"] = [{"path": str(path), "shard": document["run"]["shard"]} for path, document in reports]
+    if gaps:
+        run["missing"] = gaps
+    return run
+
+
+def _needs(path: Path, run: Mapping[str, Any], *fields: str) -> None:
     missing = [f for f in fields if f not in run]
     if missing:
         raise ReportError(
@@ -50,26 +126,25 @@ def _needs(path: Path, run: dict[str, Any], *fields: str) -> None:
         )
 
 
-def merge_reports(reports: list[tuple[Path, dict[str, Any]]], allow_partial: bool = False) -> dict[str, Any]:
-    """The report of the run the ``reports`` (path, document) are shards of."""
-    if not reports:
-        raise ReportError("no report to merge")
-    for path, document in reports:
-        run = document["run"]
-        _needs(path, run, *AGREED, "selection", "options", "aggregation", "shard", "selected")
-        shard = run["shard"]
-        if shard is not None and not (isinstance(shard, str) and re.fullmatch(r"[1-9]\d*/[1-9]\d*", shard)):
-            raise ReportError(f"{path}: run.shard is {shard!r}, expected K/N or null")
-        if not isinstance(run["selected"], int) or not isinstance(run["selection"], dict):
-            raise ReportError(f"{path}: run.selected must be a number and run.selection an object")
-        if not isinstance(run["options"], dict) or not isinstance(run["aggregation"], dict):
-            raise ReportError(f"{path}: run.options and run.aggregation must be objects")
-    for path, document in reports:
-        checked_benchmarks(path, document)  # a shard's metrics are those of its own samples
+def _check_shape(path: Path, run: Mapping[str, Any]) -> None:
+    """The ``run`` fields merge reads, of the types it reads them as."""
+    _needs(path, run, *AGREED, "selection", "options", "aggregation", "shard", "selected")
+    shard = run["shard"]
+    if shard is not None and not (isinstance(shard, str) and re.fullmatch(r"[1-9]\d*/[1-9]\d*", shard)):
+        raise ReportError(f"{path}: run.shard is {shard!r}, expected K/N or null")
+    if not isinstance(run["selected"], int) or not isinstance(run["selection"], dict):
+        raise ReportError(f"{path}: run.selected must be a number and run.selection an object")
+    if not isinstance(run["options"], dict) or not isinstance(run["aggregation"], dict):
+        raise ReportError(f"{path}: run.options and run.aggregation must be objects")
+
+
+def _disagreements(reports: Sequence[Shard]) -> list[str]:
+    """Where a shard ran something else than the first: model, settings, data, options, selection, cut."""
     first_path, first = reports[0]
+    base = first["run"]
     refusals: list[str] = []
     for path, document in reports[1:]:
-        run, base = document["run"], first["run"]
+        run = document["run"]
         for name in AGREED:
             if run.get(name) != base.get(name):
                 refusals.append(f"{first_path} and {path} disagree in {name}: {base.get(name)!r} != {run.get(name)!r}")
@@ -90,7 +165,12 @@ def merge_reports(reports: list[tuple[Path, dict[str, Any]]], allow_partial: boo
                 f"{first_path} and {path} were cut into shards differently (different counts of shards, or "
                 "stores that recorded different latencies: give every shard job the same store)"
             )
-    # Overlaps: the same shard twice, or the same item in two reports.
+    return refusals
+
+
+def _overlaps(reports: Sequence[Shard]) -> list[str]:
+    """The same shard twice, or the same item in two reports."""
+    refusals: list[str] = []
     by_shard: dict[str, Path] = {}
     for path, document in reports:
         shard = document["run"]["shard"]
@@ -108,50 +188,10 @@ def merge_reports(reports: list[tuple[Path, dict[str, Any]]], allow_partial: boo
     for (a, b), nodeids in overlaps.items():
         shown = ", ".join(nodeids[:3]) + (f" and {len(nodeids) - 3} more" if len(nodeids) > 3 else "")
         refusals.append(f"{a} and {b} overlap: {len(nodeids)} item(s) in both ({shown})")
-    if refusals:
-        raise ReportError("cannot merge:\n  " + "\n  ".join(refusals))
-
-    gaps = _gaps(reports)
-    foreign = None if gaps else _foreign_samples(reports)
-    if foreign is not None:
-        raise ReportError(f"cannot merge: {foreign}")
-    if gaps and not allow_partial:
-        raise ReportError(
-            "cannot merge: " + "; ".join(gaps) + " (--allow-partial merges what is there, marked partial)"
-        )
-
-    benchmarks = rebuild_benchmarks(first_path, first["run"])
-    samples = [sample for _, document in reports for sample in document["samples"]]
-    metrics = aggregate(benchmarks, samples)
-    runs = [document["run"] for _, document in reports]
-    base = first["run"]
-    run = {
-        **{name: base[name] for name in AGREED},
-        "started_at": min((r.get("started_at") or "" for r in runs), default=None) or None,
-        "finished_at": max((r.get("finished_at") or "" for r in runs), default=None) or None,
-        "selected": sum(int(r["selected"]) for r in runs),
-        "not_run": sum(int(r.get("not_run") or 0) for r in runs),
-        "not_asked": sum(int(r.get("not_asked") or 0) for r in runs),
-        "data_problems": sorted({p for r in runs for p in r.get("data_problems") or []}),
-        "ordinary_failed": sorted({n for r in runs for n in r.get("ordinary_failed") or []}),
-        "other_requests": [e for r in runs for e in r.get("other_requests") or []],
-        "interrupted": any(r.get("interrupted") for r in runs),
-        "shard": None,
-        "selection": {**base["selection"], "plan": None},
-        "options": {k: v for k, v in base["options"].items() if k != "shard"},
-        "aggregation": base["aggregation"],
-        "partial": bool(gaps) or any(r.get("partial") for r in runs),
-        "merged_from": [{"path": str(path), "shard": document["run"]["shard"]} for path, document in reports],
-    }
-    if gaps:
-        run["missing"] = gaps
-    price = Settings.from_raw(base["options"], benches=tuple(benchmarks)).price  # type: ignore[union-attr]
-    # As a run without a baseline writes them (a comparison is made against the merged report).
-    usage = run_usage(samples, price, run["other_requests"])
-    return {**report_document(run, metrics, samples), "usage": usage, "comparison": None}
+    return refusals
 
 
-def _gaps(reports: list[tuple[Path, dict[str, Any]]]) -> list[str]:
+def _gaps(reports: Sequence[Shard]) -> list[str]:
     """What of the selection no report covers."""
     runs = [document["run"] for _, document in reports]
     shards = [r["shard"] for r in runs]
@@ -171,7 +211,7 @@ def _gaps(reports: list[tuple[Path, dict[str, Any]]]) -> list[str]:
     return gaps
 
 
-def _foreign_samples(reports: list[tuple[Path, dict[str, Any]]]) -> str | None:
+def _foreign_samples(reports: Sequence[Shard]) -> str | None:
     """Why the samples are not those of the selection, when every unit ran and they can be checked:
     the selection's digest is of its node ids, so a sample naming another unit (the real one missing)
     is found even when the counts agree."""
@@ -187,10 +227,11 @@ def _foreign_samples(reports: list[tuple[Path, dict[str, Any]]]) -> str | None:
     )
 
 
-def merge_junit(paths: list[Path], report: tuple[Path, dict[str, Any]] | None = None) -> Any:
+def merge_junit(paths: list[Path], properties: Iterable[tuple[str, Any]] | None = None) -> Any:
     """One JUnit XML document of the shards' JUnit files: every testcase in one ``testsuite`` (the
-    counts summed), whose properties are the merged run's aggregates when its report is given (the
-    shards' own aggregates describe a part and are dropped)."""
+    counts summed), whose properties are ``properties`` when given: the merged run's aggregates
+    (``RunResult.suite_properties`` of the merged report; the shards' own describe a part and are
+    dropped)."""
     from xml.etree import ElementTree
 
     from pytest_toolcall.results.report import junit_value
@@ -219,12 +260,10 @@ def merge_junit(paths: list[Path], report: tuple[Path, dict[str, Any]] | None = 
     merged_suite = ElementTree.Element(
         "testsuite", {"name": "pytest", **{k: str(v) for k, v in counts.items()}, "time": f"{seconds:.3f}"}
     )
-    if report is not None:
-        path, document = report
-        result = RunResult.of_report(document, benchmarks=rebuild_benchmarks(path, document["run"]))
-        properties = ElementTree.SubElement(merged_suite, "properties")
-        for prop, value in result.suite_properties():  # as a run adds them (runner/junit.py)
-            ElementTree.SubElement(properties, "property", {"name": prop, "value": junit_value(value)})
+    if properties is not None:
+        element = ElementTree.SubElement(merged_suite, "properties")
+        for prop, value in properties:  # as a run adds them (runner/junit.py)
+            ElementTree.SubElement(element, "property", {"name": prop, "value": junit_value(value)})
     merged_suite.extend(cases)
     root = ElementTree.Element("testsuites", {"name": "pytest tests"})
     root.append(merged_suite)

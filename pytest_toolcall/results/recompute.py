@@ -81,7 +81,6 @@ def check_comparison(path: Path, document: dict[str, Any], benchmarks: dict[str,
 
 def rebuild_benchmarks(path: Path, run: dict[str, Any]) -> dict[str, Benchmark]:
     """The run's benchmarks, made from its recorded options, with what their aggregation needs."""
-    classes = registry.benchmark_classes()
     try:
         # The benchmarks the run had (those of its datasets), whatever chose them then.
         settings = Settings.from_raw(run["options"], benches=tuple(run.get("datasets") or ()))
@@ -91,10 +90,10 @@ def rebuild_benchmarks(path: Path, run: dict[str, Any]) -> dict[str, Benchmark]:
         raise ReportError(f"{path}: run.options has no model")
     benchmarks: dict[str, Benchmark] = {}
     for name in settings.benches:
-        if name not in classes:
+        if name not in registry.names():
             raise ReportError(f"{path}: benchmark {name!r} is not installed here")
         try:
-            benchmarks[name] = classes[name](settings)
+            benchmarks[name] = registry.benchmark_class(name)(settings.for_benchmark(name))
         except pytest.UsageError as exc:
             raise ReportError(f"{path}: cannot rebuild benchmark {name!r} here: {exc}") from None
         benchmarks[name].restore_aggregate_context(run["aggregation"].get(name) or {})

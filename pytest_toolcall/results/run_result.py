@@ -1,5 +1,6 @@
-"""The result of one run, built once: at the end of a run (``RunResult.of_run``), or by the offline
-tools from its JSON report (``RunResult.of_report``). Everything downstream takes it: the terminal
+"""The result of one run, built once: at the end of a run (``RunResult.of_run``), by the offline
+tools from its JSON report (``RunResult.of_report``), or from the reports of its shards
+(``RunResult.merge``, for ``pytest-toolcall merge``). Everything downstream takes it: the terminal
 summary and the GitHub step summary (``results/summary.py``, ``results/github.py``), the JSON report
 (``document``), the HTML, JUnit's suite properties and the gate (``results/gate.py``, in-run and
 offline alike). What the gate judges besides the metrics (items not run, other tests that failed,
@@ -9,9 +10,10 @@ offline exactly as the run judged itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_toolcall.config.settings import parse_price
 from pytest_toolcall.core.protocol.benchmark import Benchmark
@@ -19,6 +21,10 @@ from pytest_toolcall.core.protocol.tables import Part
 from pytest_toolcall.core.safety.reports import SCHEMA
 from pytest_toolcall.results.aggregate import aggregate, all_blocks, run_usage
 from pytest_toolcall.results.baseline import compare_run
+from pytest_toolcall.results.merge import check_shards, merged_run, rebuild_benchmarks
+
+if TYPE_CHECKING:
+    from pytest_toolcall.results.gate import GateVerdict
 
 
 @dataclass
@@ -40,8 +46,13 @@ class RunResult:
     price: tuple[float, float] | None = None
     budget: float | None = None
     #: Outputs that could not be written (the run fails; empty offline). Appended to while the run
-    #: writes its outputs, after the result was built.
+    #: writes its outputs (``output_lost``), after the result was built.
     output_failures: list[str] = field(default_factory=list)
+    #: The gate's verdict on this result, once decided (in a run: before its outputs are written);
+    #: None without a gate.
+    verdict: GateVerdict | None = None
+    #: The significance level regressions against the baseline are judged at, when they gate.
+    alpha: float | None = None
 
     @classmethod
     def of_run(
@@ -102,6 +113,31 @@ class RunResult:
             price=_recorded(run, "price", parse_price),
             budget=_recorded(run, "budget", float),
         )
+
+    @classmethod
+    def merge(cls, reports: Sequence[tuple[Path, Mapping[str, Any]]], *, allow_partial: bool = False) -> RunResult:
+        """The result of the run whose shards wrote the ``reports`` (path, document), as a single run
+        of the same selection would have it: its metrics and usage recomputed from the samples by the
+        run's own code path, with the benchmarks rebuilt from the options the shards recorded.
+        ``ReportError`` names the files when they are not shards of one run (``results/merge.py``),
+        or leave units out (accepted with ``allow_partial``: the result is marked partial)."""
+        gaps = check_shards(reports, allow_partial)
+        first_path, first = reports[0]
+        run = merged_run(reports, gaps)
+        samples = [sample for _, document in reports for sample in document["samples"]]
+        # As a run without a baseline has it (a comparison is made against the merged report).
+        return cls.of_run(
+            run,
+            samples,
+            rebuild_benchmarks(first_path, dict(first["run"])),
+            price=_recorded(run, "price", parse_price),
+        )
+
+    def output_lost(self, what: str, where: Any, exc: BaseException) -> None:
+        """An output (``what``, e.g. "JSON report") could not be written at ``where``: the run says so
+        in one line and fails (its artefacts are incomplete); the other outputs are still written."""
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+        self.output_failures.append(f"{what} not written to {where}: {reason}")
 
     # --- what the run section says ------------------------------------------------------------
 

@@ -38,11 +38,29 @@ def usage_parts(usage: dict[str, Any], price: tuple[float, float] | None) -> lis
         ],
         ["retries", f"{usage['retries']:,}"],
     ]
+    rows[3:3] = timing_rows(usage)
     if price is not None:
         rows.append(
             ["estimated cost", f"{usage['cost_usd']:.4f} USD (sent requests at {price[0]:g}/{price[1]:g} USD/M)"]
         )
     return [Table(["usage", "value"], rows, tablefmt="plain", terminal_headers=False)]
+
+
+def timing_rows(usage: dict[str, Any]) -> list[list[str]]:
+    """Time to first event (streamed requests), the wait for a slot and the output rate, where
+    measured (reports written before they were have none of these keys)."""
+
+    def pair(key: str) -> str:
+        return f"p50 {number(usage[f'{key}_p50_s'], 2)} s, p95 {number(usage[f'{key}_p95_s'], 2)} s"
+
+    rows = []
+    if usage.get("ttft_p50_s") is not None:
+        rows.append(["time to first event", pair("ttft")])
+    if usage.get("queue_p50_s") is not None:
+        rows.append(["waiting for a slot", pair("queue") + " (not in the latency)"])
+    if usage.get("output_tokens_per_s_p50") is not None:
+        rows.append(["output tokens per second", f"p50 {number(usage['output_tokens_per_s_p50'], 1)}"])
+    return rows
 
 
 def store_text(usage: dict[str, Any]) -> str:

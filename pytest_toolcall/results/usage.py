@@ -3,13 +3,20 @@
 Input: one record per model request with ``prompt_tokens``, ``completion_tokens`` (either may be
 missing or None: counted as 0), optionally ``cached_tokens`` and ``reasoning_tokens``, ``latency_s``,
 ``from_store`` (answered by the response store, nothing was sent), ``stored_at`` (when the store kept
-such an answer, seconds since the epoch) and ``retries``.
+such an answer, seconds since the epoch), ``retries`` and, for requests sent, ``queue_s`` and (streamed)
+``ttft_s``.
 
 * Token totals count every answer the run used, fresh or from the store. ``cached_tokens`` (the
   provider's prompt cache) are part of ``prompt_tokens`` and ``reasoning_tokens`` part of
   ``completion_tokens``, as the OpenAI usage object reports them; they are shown, never added again.
 * Latency p50/p95 are over fresh requests only (a store hit takes no time worth reporting), by
   linear interpolation between order statistics (``statistics.percentile``); None without any.
+* Timing of fresh requests, each a p50/p95 (p50 only for the rate) by the same interpolation, None
+  without any: ``ttft_*`` over streamed requests (``ttft_s``: from sending to the first event);
+  ``queue_*`` over all (``queue_s``: the wait for a free slot of ``--toolcall-concurrency``, which
+  is not part of ``latency_s``); ``output_tokens_per_s_p50`` over requests with completion tokens,
+  each ``completion_tokens / (latency_s - ttft_s)`` when streamed (the decoding rate, after the first
+  event) and ``completion_tokens / latency_s`` when not.
 * ``from_store`` counts the answers the store gave; ``oldest_stored_at`` is when the oldest of them
   was kept (ISO 8601, UTC; None without any).
 * Cost, with a price (USD per million prompt tokens, USD per million completion tokens), is over fresh
@@ -24,7 +31,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from pytest_toolcall.core.stats.estimates import percentile
 
@@ -61,8 +68,34 @@ def usage_summary(records: Iterable[Mapping[str, Any]], price: Price | None = No
         "reasoning_tokens": sum(_tokens(r, "reasoning_tokens") for r in records),
         "latency_p50_s": percentile(latencies, 0.50),
         "latency_p95_s": percentile(latencies, 0.95),
+        **timing(fresh),
         "cost_usd": None if price is None else cost_usd(fresh_prompt, fresh_completion, price),
     }
+
+
+def timing(fresh: list[Mapping[str, Any]]) -> dict[str, float | None]:
+    """Time to first event, wait for a slot and output rate of fresh requests (module docstring)."""
+    ttfts = [float(r["ttft_s"]) for r in fresh if _number(r.get("ttft_s"))]
+    queues = [float(r["queue_s"]) for r in fresh if _number(r.get("queue_s"))]
+    rates = []
+    for r in fresh:
+        tokens, latency, ttft = r.get("completion_tokens"), r.get("latency_s"), r.get("ttft_s")
+        if not (_number(tokens) and _number(latency)) or tokens <= 0:
+            continue
+        decoding = latency - (ttft if _number(ttft) else 0.0)
+        if decoding > 0:
+            rates.append(tokens / decoding)
+    return {
+        "ttft_p50_s": percentile(ttfts, 0.50),
+        "ttft_p95_s": percentile(ttfts, 0.95),
+        "queue_p50_s": percentile(queues, 0.50),
+        "queue_p95_s": percentile(queues, 0.95),
+        "output_tokens_per_s_p50": percentile(rates, 0.50),
+    }
+
+
+def _number(value: Any) -> TypeGuard[int | float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _iso(epoch: float) -> str:

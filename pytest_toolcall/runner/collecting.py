@@ -15,6 +15,7 @@ from pytest_toolcall.config.registry import is_benchmark_nodeid
 from pytest_toolcall.core.protocol.benchmark import MODULE_NODEID, Benchmark
 from pytest_toolcall.core.protocol.types import Role
 from pytest_toolcall.core.safety.urls import redact_url
+from pytest_toolcall.results.selection import Selection, selection_of
 from pytest_toolcall.runner import collect, compat, selection, shards
 from pytest_toolcall.runner.keys import CATALOG, COUNTED, SELECTION_OUTPUT
 from pytest_toolcall.runner.models import role_endpoints
@@ -44,9 +45,18 @@ class Collection:
         return [
             *repaired,
             " ".join(parts),
-            f"toolcall: temperature={s.temperature} max_tokens={s.max_tokens} concurrency={s.concurrency} "
+            f"toolcall: sampling {self.sampling_text()} concurrency={s.concurrency} "
             f"timeout={s.timeout}s max_retries={s.max_retries} cache={s.cache_mode}",
         ]
+
+    def sampling_text(self) -> str:
+        """What the selected benchmarks' requests are sent with: ``acebench(temperature=0.7 max_tokens=1200)``."""
+        s, shown = self.run.settings, []
+        for name in s.benches or tuple(self.run.benchmarks):  # (a run of case files alone: theirs)
+            sent = s.sampling_for(self.run.benchmarks[name].sampling)
+            fields = " ".join(f"{key}={value}" for key, value in sent.items() if value is not None)
+            shown.append(f"{name}({fields or 'none'})")
+        return " ".join(shown) or "none"
 
     @pytest.hookimpl(wrapper=True)
     def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
@@ -82,7 +92,7 @@ class Collection:
     def pytest_collection_modifyitems_shard(self, items: list[pytest.Item]) -> None:
         """After -k, -m, --lf... (trylast): a shard is a part of what they left."""
         run = self.run
-        chosen = shards.selection_of(units_of(items, run.benchmarks))
+        chosen = selection_of(units_of(items, run.benchmarks))
         shard = run.settings.shard
         if shard is not None:
             roles = role_endpoints(run.settings)  # (the plans read for the units' costs see the run's roles)
@@ -91,7 +101,7 @@ class Collection:
             if dropped:
                 run.config.hook.pytest_deselected(items=dropped)
                 items[:] = kept
-            chosen = shards.Selection(chosen.count, chosen.digest, f"{shard[0]}/{shard[1]}", plan)
+            chosen = Selection(chosen.count, chosen.digest, f"{shard[0]}/{shard[1]}", plan)
         run.selection = chosen
         if not run.is_worker:  # (the xdist controller checks what its workers collected)
             run.check_selected(lambda: (unit for item in items if (unit := collect.unit_of(item)) is not None))

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.model import sdk_process
-from pytest_toolcall.runner import compat, selection, shards
+from pytest_toolcall.results.selection import Selection
+from pytest_toolcall.runner import compat, selection
 from pytest_toolcall.runner.keys import (
     COUNTED,
     NODEIDS_INPUT,
@@ -62,4 +63,4 @@ class XdistController:
         chosen = compat.node_worker_output(node).get(SELECTION_OUTPUT)
         if chosen is not None and self.run.selection is None:
             shard = self.run.settings.shard
-            self.run.selection = shards.Selection.from_dict(chosen, f"{shard[0]}/{shard[1]}" if shard else None)
+            self.run.selection = Selection.from_dict(chosen, f"{shard[0]}/{shard[1]}" if shard else None)

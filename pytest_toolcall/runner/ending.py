@@ -1,12 +1,13 @@
 """The plugin object of the end of a run (registered where reports land: not on xdist workers). It
 builds the run's one ``RunResult`` (``results/run_result.py``) from the records, marks the session's
-run of the response store finished, writes the JSON and HTML reports, applies the gate to the exit
-status, and writes the terminal and GitHub summaries, all from that result."""
+run of the response store finished, applies the gate, and hands the result to the output hooks
+(``pytest_toolcall/hookspecs.py``): the built-in outputs (``results/outputs.py``: JSON and HTML
+reports, GitHub and terminal summaries), JUnit's suite properties and any plugin's hang there, so
+that a new output is a plugin, not an edit here."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
+import importlib
 from typing import Any
 
 import pytest
@@ -16,10 +17,12 @@ from pytest_toolcall.config.registry import is_benchmark_nodeid
 from pytest_toolcall.core.protocol.blocks import BlockError
 from pytest_toolcall.core.safety.text import inert
 from pytest_toolcall.core.safety.urls import redact_url
-from pytest_toolcall.results import gate, github, report, summary
+from pytest_toolcall.results import gate
 from pytest_toolcall.results.identity import file_hashes, run_identity
+from pytest_toolcall.results.outputs import Outputs
 from pytest_toolcall.results.run_result import RunResult
-from pytest_toolcall.runner import compat, shards
+from pytest_toolcall.results.selection import selection_of
+from pytest_toolcall.runner import compat
 from pytest_toolcall.runner.keys import RESULT
 from pytest_toolcall.runner.run import Run, now
 from pytest_toolcall.runner.store_setup import finish_store_run
@@ -32,11 +35,17 @@ class RunEnd:
     def __init__(self, run: Run) -> None:
         self.run = run
         self.result: RunResult | None = None
-        self.verdict: gate.GateVerdict | None = None
+        s, manager = run.settings, run.config.pluginmanager
+        manager.register(Outputs(s.report, s.html, run.baseline), "toolcall-outputs")
+        # The hook modules the run's benchmarks name (their own outputs, export formats).
+        for name, benchmark in run.benchmarks.items():
+            module = importlib.import_module(benchmark.hooks) if benchmark.hooks else None
+            if module is not None and not manager.is_registered(module):
+                manager.register(module, f"toolcall-{name}-hooks")
 
     @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> Any:
-        """Before the other implementations: the result, the reports and the gate (the JUnit writer
+        """Before the other implementations: the result, the gate and the outputs (the JUnit writer
         writes after this, so it gets the suite properties)."""
         self.finish(session)
         return (yield)
@@ -64,30 +73,18 @@ class RunEnd:
         self.result = run.config.stash[RESULT] = result
         if not (interrupted or session.shouldfail or session.shouldstop or self.stopped(samples)):
             finish_store_run(run.config, s)
-        if s.report or s.html:
-            document = result.document()
-            if s.report:
-                try:
-                    report.write_json_atomic(s.report, document)
-                except (OSError, ValueError) as exc:
-                    run.output_lost(session, "JSON report", s.report, exc)
-            if s.html:
-                from pytest_toolcall.results.html import write_html
-
-                try:
-                    write_html(document, s.html)
-                except (OSError, ValueError) as exc:
-                    run.output_lost(session, "HTML report", s.html, exc)
-                if run.baseline is not None:
-                    try:
-                        write_diff(run.baseline, document, s.html)
-                    except (OSError, ValueError) as exc:
-                        run.output_lost(session, "HTML diff", diff_path(s.html), exc)
         if run.gate.active:
-            self.verdict = gate.decide(result, run.gate)
-            if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-                failed = gate.exit_failed(self.verdict, result)
-                session.exitstatus = pytest.ExitCode.TESTS_FAILED if failed else pytest.ExitCode.OK
+            result.verdict = gate.decide(result, run.gate)
+            result.alpha = run.gate.alpha
+        try:
+            run.config.hook.pytest_toolcall_run_result(result=result, config=run.config)
+        except Exception as exc:  # a plugin's bug: the outputs after it are lost, the run fails
+            result.output_failures.append(f"an output plugin failed: {type(exc).__name__}: {exc}")
+        if result.verdict is not None and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+            failed = gate.exit_failed(result.verdict, result)
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED if failed else pytest.ExitCode.OK
+        elif result.output_failures and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # its artefacts are incomplete
 
     @staticmethod
     def stopped(samples: list[dict[str, Any]]) -> bool:
@@ -110,14 +107,19 @@ class RunEnd:
         run, s = self.run, self.run.settings
         collector = run.collector
         selected = collector.selected
-        chosen = run.selection or shards.selection_of(selected)
+        chosen = run.selection or selection_of(selected)
         section: dict[str, Any] = {
             "model": s.model,
             "base_url": redact_url(s.base_url),
             "started_at": run.started_at,
             "finished_at": now(),
             "plugin_version": __version__,
-            "settings": {"temperature": s.temperature, "max_tokens": s.max_tokens, "extra_body": s.extra_body},
+            # What each benchmark's requests were sent with (its own sampling, the run's replacing
+            # it; a request may set more, as ACEBench's agent dialogues do), and the extra body.
+            "settings": {
+                "sampling": {name: s.sampling_for(b.sampling) for name, b in run.benchmarks.items()},
+                "extra_body": s.extra_body,
+            },
             "datasets": {name: benchmark.datasets() for name, benchmark in run.benchmarks.items()},
             "repeat": s.repeat,
             "selected": len(selected),
@@ -158,53 +160,20 @@ class RunEnd:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.result is None or self.run.config.option.collectonly:
             return
-        result, verdict, alpha = self.result, self.verdict, self.run.gate.alpha
-        github.write_summary(result, verdict, alpha, os.environ)
-        tr = terminalreporter
-        for line in summary.terminal_lines(result, verdict, alpha):
-            if line.heading:
-                tr.write_sep("=", line.text)
-            else:
-                tr.write_line(line.text, **line.markup)
-        if verdict is not None:
-            for text in github.error_lines(list(verdict.shortfalls), os.environ):
-                tr.write_line(text)
-        s = self.run.settings
-        lost = " ".join(result.output_failures)
-        if s.report and "JSON report" not in lost:
-            tr.write_line(f"toolcall report: {s.report}")
-        if s.html and "HTML report" not in lost:
-            tr.write_line(f"toolcall HTML report: {s.html}")
-        if s.html and self.run.baseline is not None and "HTML diff" not in lost:
-            tr.write_line(f"toolcall HTML diff against the baseline: {diff_path(s.html)}")
-        for failure in result.output_failures:
-            tr.write_line(f"toolcall: {failure}", red=True, bold=True)
+        config = self.run.config
+        config.hook.pytest_toolcall_terminal_summary(
+            result=self.result, terminalreporter=terminalreporter, config=config
+        )
         lost, why, ignored, ignore_why = self.run.store_lost
         if ignored:
-            tr.write_line(
+            terminalreporter.write_line(
                 f"toolcall: response store: {ignored} stored row(s) ignored ({inert(ignore_why, 200)}): "
                 "each was taken as not stored, and its unit asked again",
                 yellow=True,
             )
         if lost:
-            tr.write_line(
+            terminalreporter.write_line(
                 f"toolcall: response store: {lost} answer(s) not kept ({why}): "
                 "they were scored, but a later run asks for them again",
                 yellow=True,
             )
-
-
-def diff_path(html: Path) -> Path:
-    """Where a run with a baseline writes its side-by-side diff: beside the HTML report."""
-    return html.with_name(f"{html.stem}.diff.html")
-
-
-def write_diff(baseline: dict[str, Any], document: dict[str, Any], html: Path) -> None:
-    """The page of ``pytest-toolcall diff BASELINE NOW``, written by the run itself."""
-    from pytest_toolcall.results.diff_html import diff_page
-    from pytest_toolcall.results.diffing import diff_runs
-    from pytest_toolcall.results.html import write_page
-
-    diff = diff_runs(baseline["samples"], document["samples"])
-    page = diff_page(diff, str(baseline.get("path", "baseline")), str(html), baseline["run"], document["run"])
-    write_page(page, diff_path(html))

@@ -1,7 +1,8 @@
 """The plugin object of JUnit XML (registered only with ``--junitxml``): each benchmark item's
 classname (``toolcall.<benchmark>.<lang>.<category>``) and properties, the run's aggregates as
-suite properties, and the file written beside its place and renamed, so an interruption never
-leaves half a file where CI looks for one. pytest's own writer does the writing."""
+suite properties (an output of the run's result, on its hook), and the file written beside its place
+and renamed, so an interruption never leaves half a file where CI looks for one. pytest's own writer
+does the writing."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ import pytest
 
 from pytest_toolcall.core.protocol.benchmark import Unit
 from pytest_toolcall.results import report
+from pytest_toolcall.results.run_result import RunResult
 from pytest_toolcall.runner import collect, compat
-from pytest_toolcall.runner.keys import RECORD, RESULT, TEST_UNIT
+from pytest_toolcall.runner.keys import RECORD, TEST_UNIT
 from pytest_toolcall.runner.run import Run
 
 
@@ -52,13 +54,11 @@ class JUnit:
                 compat.junit_failure_as_error(writer, report)
         return result
 
-    # After every wrapper's first half (the run's result is built there), before the writer writes
-    # (a second implementation of the hook: pytest reads only ``pytest_*`` names, hence this one).
-    @pytest.hookimpl(tryfirst=True, specname="pytest_sessionfinish")
-    def pytest_sessionfinish_suite_properties(self, session: pytest.Session) -> None:
-        result = self.run.config.stash.get(RESULT, None)
+    # The output hook (``hookspecs.py``) is called by the end of the run, before pytest's writer writes.
+    def pytest_toolcall_run_result(self, result: RunResult) -> None:
+        """The run's aggregates as suite properties."""
         writer = compat.junit_writer(self.run.config)
-        if result is None or writer is None:
+        if writer is None:
             return
         for prop, value in result.suite_properties():
             compat.add_junit_suite_property(writer, prop, report.junit_value(value))

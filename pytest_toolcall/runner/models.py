@@ -77,7 +77,7 @@ class RunModels:
         self.settings = settings
         self.endpoints = role_endpoints(settings)
         self._store = store
-        self._clients: dict[tuple[Role, bool], ModelClient] = {}
+        self._clients: dict[tuple[Role, bool, str], ModelClient] = {}
         self._own_client = False  # this worker could not reach the controller's client process
         self.budget: Budget | None = None
         self.budget_spent = ""
@@ -94,11 +94,14 @@ class RunModels:
         """Whether the model under test is the oracle."""
         return self.endpoints[Role.MODEL].oracle
 
-    def client(self, role: Role, streamed: bool = False) -> ModelClient:
-        """The model of a role this run has (``endpoints``); ``streamed``: asked with streamed requests."""
-        key = (role, streamed)
+    def client(self, role: Role, streamed: bool = False, api: str | None = None) -> ModelClient:
+        """The model of a role this run has (``endpoints``); ``streamed``: asked with streamed requests;
+        ``api``: through this wire format (default: ``--toolcall-api`` for the model under test, Chat
+        Completions for the others, which are not measured)."""
+        wire = api or (self.settings.api if role is Role.MODEL else "chat")
+        key = (role, streamed, wire)
         if key not in self._clients:
-            self._clients[key] = self._build(self.endpoints[role], streamed)
+            self._clients[key] = self._build(self.endpoints[role], streamed, wire)
         return self._clients[key]
 
     def session_model(self, counted: list[dict[str, Any]], streamed: bool = False) -> Model:
@@ -109,12 +112,10 @@ class RunModels:
             return client
         return OtherRequests(client, counted)
 
-    def _build(self, endpoint: RoleEndpoint, streamed: bool) -> ModelClient:
+    def _build(self, endpoint: RoleEndpoint, streamed: bool, api: str) -> ModelClient:
         if endpoint.oracle:
             return oracle.OracleModel(endpoint.role)  # instant and offline: nothing to store
         s = self.settings
-        # The wire format is the model under test's: the others are asked through Chat Completions.
-        api = s.api if endpoint.role is Role.MODEL else "chat"
         network: ModelClient | None = None
         if s.cache_mode != "replay":  # replay never touches the network
             network = self._gateway(
@@ -240,6 +241,10 @@ def request_usage(response: ChatResponse) -> dict[str, Any]:
     """One request's entry in a sample's ``usage.requests`` (what ``results.usage`` sums)."""
     entry: dict[str, Any] = dict(response.usage or {})
     entry.update(latency_s=round(response.latency_s, 4), from_store=response.from_store, retries=response.retries)
+    if not response.from_store:  # timing of a request sent now (a stored answer took no time)
+        entry["queue_s"] = round(response.queue_s, 4)
+        if response.ttft_s is not None:
+            entry["ttft_s"] = round(response.ttft_s, 4)
     if response.from_store and response.stored_at is not None:
         entry["stored_at"] = round(response.stored_at, 3)
     return entry

@@ -24,7 +24,8 @@ from pytest_toolcall.model.store import STORE_FILE
 from pytest_toolcall.results import gate, report
 from pytest_toolcall.results.baseline import BaselineError, load_baseline
 from pytest_toolcall.results.records import RecordCollector
-from pytest_toolcall.runner import collect, compat, selection, shards
+from pytest_toolcall.results.selection import Selection
+from pytest_toolcall.runner import collect, compat, selection
 from pytest_toolcall.runner.keys import CATALOG, WORK
 from pytest_toolcall.runner.models import role_endpoints
 from pytest_toolcall.runner.store_setup import check_store, store_dir
@@ -36,15 +37,21 @@ class Run:
     and what collection and the session found (data problems, other tests that failed...)."""
 
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
-        classes = registry.benchmark_classes()
+        # The selected benchmarks, and those of the users' own files (case files): these are active
+        # in every run, since their items come from whatever paths pytest is given. Only these are
+        # imported.
+        own_files = [n for n, d in registry.declared().items() if d.file_suffixes and n not in settings.benches]
+        classes = registry.benchmark_classes([*settings.benches, *own_files])
         self.is_worker = compat.is_xdist_worker(config)
         try:
+            # Gate names are those these benchmarks can produce: any other is an error now, not after the run.
             self.gate = gate.GateOptions.parse(
                 settings.fail_under,
                 settings.max_errors,
                 settings.gate_on,
                 settings.gate_value,
                 settings.fail_on_regression,
+                classes.values(),
             )
         except ValueError as exc:
             raise pytest.UsageError(f"--toolcall-fail-under: {exc}") from None
@@ -61,11 +68,7 @@ class Run:
                 self.baseline = load_baseline(settings.baseline)
             except BaselineError as exc:
                 raise pytest.UsageError(f"--toolcall-baseline: {exc}") from None
-        # The selected benchmarks, and those of the users' own files (case files): these are active
-        # in every run, since their items come from whatever paths pytest is given.
-        own_files = [n for n, cls in classes.items() if cls.file_suffixes and n not in settings.benches]
-        names = [*settings.benches, *own_files]
-        benchmarks = {name: classes[name](settings) for name in names}
+        benchmarks = {name: cls(settings.for_benchmark(name)) for name, cls in classes.items()}
         problem = gate.threshold_problem(self.gate.thresholds, benchmarks)
         if problem is not None:
             raise pytest.UsageError(f"--toolcall-fail-under: {problem}")
@@ -92,7 +95,7 @@ class Run:
         #: process of the run.
         self.other_requests: list[dict[str, Any]] = []
         #: What was selected before sharding (known where items are collected; xdist workers send it).
-        self.selection: shards.Selection | None = None
+        self.selection: Selection | None = None
         #: Node ids of the session's other tests (and collectors) that failed: a gate never passes them.
         self.ordinary_failures: set[str] = set()
 
@@ -132,7 +135,9 @@ class Run:
 
 def register_secrets(settings: Settings) -> None:
     """Hand the door the run's secrets: the key and URL credentials of every model the run may reach
-    (the one under test, a user simulator, a judge). From now on no input carries them further."""
+    (the one under test, a user simulator, a judge). From now on no input carries them further. A
+    run's secrets are its own: those of an earlier run in this process (a test's) are forgotten."""
+    door.forget_secrets()
     door.add_secret(settings.api_key)
     door.add_url(settings.base_url)
     for model in role_endpoints(settings).values():
@@ -201,7 +206,7 @@ def run_inputs(config: pytest.Config, settings: Settings) -> list[tuple[str, Pat
         candidate = Path(str(argument).partition("::")[0])
         if candidate.is_file():
             inputs.append(("a path given to pytest", candidate))
-    suffixes = tuple(s for cls in registry.benchmark_classes().values() for s in cls.file_suffixes)
+    suffixes = registry.collected_file_suffixes()  # (declared: no benchmark is imported for them)
     for path in (settings.report, settings.html, getattr(config.option, "xmlpath", None)):
         if path and suffixes and str(path).endswith(suffixes) and Path(path).is_file():
             inputs.append(("a case file of the run", Path(path)))

@@ -18,18 +18,19 @@ differently from the jobs before them, and their reports would not merge.
 
 from __future__ import annotations
 
-import hashlib
 import heapq
 import re
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from pytest_toolcall.core.protocol.benchmark import Benchmark, Dialogue, Requests, Unit
 from pytest_toolcall.core.protocol.types import ChatRequest, ChatResponse, Model, Role
+
+# What a report records of the selection lives with the results (merge reads it there too).
+from pytest_toolcall.results.selection import digest
 from pytest_toolcall.runner.collect import unit_of
 
 #: The attempt suffix of a node id under repeats: ``toolcall::b[key@2]``, or ``file.toolcall.yaml::key@2``
@@ -37,40 +38,9 @@ from pytest_toolcall.runner.collect import unit_of
 _ATTEMPT = re.compile(r"@\d+(?=\]$)|@\d+$")
 
 
-@dataclass(frozen=True)
-class Selection:
-    """What a run selected before sharding (its units: benchmark items and the users' tests a
-    benchmark counts, no other test), and how it was cut."""
-
-    count: int
-    digest: str
-    shard: str | None = None
-    plan: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"count": self.count, "digest": self.digest, "plan": self.plan}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], shard: str | None) -> Selection:
-        return cls(int(data["count"]), str(data["digest"]), shard, data.get("plan"))
-
-
 def group_key(nodeid: str) -> str:
     """The unit an item belongs to: its node id without the attempt suffix of a repeat."""
     return _ATTEMPT.sub("", nodeid)
-
-
-def digest(lines: Iterable[str]) -> str:
-    hasher = hashlib.sha256()
-    for line in lines:
-        hasher.update(line.encode("utf-8", "surrogatepass") + b"\n")
-    return hasher.hexdigest()[:32]
-
-
-def selection_of(units: Iterable[str]) -> Selection:
-    """The selection of these units' node ids (benchmark items, the users' tests a benchmark counts)."""
-    chosen = sorted(units)
-    return Selection(len(chosen), digest(chosen))
 
 
 class UnaskedModel:
@@ -108,6 +78,9 @@ class UnaskedModels:
     @property
     def judge(self) -> Model | None:
         return self._models.get(Role.JUDGE)
+
+    def through(self, api: str, stream: bool) -> Model:
+        return self.model  # (any path costs what the model under test's does)
 
     def exchange(self, kind: str, request: Any, perform: Callable[[], Any]) -> Any:
         raise AssertionError("a plan asked its environment while being planned")

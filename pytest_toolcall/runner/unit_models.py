@@ -23,22 +23,32 @@ from pytest_toolcall.runner.streamed import Asking
 
 
 class UnitModel:
-    """A role's model as one unit sees it: each request carries who asks into the store key, and
-    every answer is kept in the unit's list."""
+    """A role's model as one unit sees it: each request carries who asks into the store key and its
+    benchmark's sampling (``Settings.sampling_for``; what the request sets itself wins), and every
+    answer is kept in the unit's list."""
 
     oracle = False
 
-    def __init__(self, model: ModelClient, role: Role, asker: str, answers: list[Future[ChatResponse]]) -> None:
+    def __init__(
+        self,
+        model: ModelClient,
+        role: Role,
+        asker: str,
+        answers: list[Future[ChatResponse]],
+        sampling: dict[str, Any] | None = None,
+    ) -> None:
         self.name = model.name
         self.role = role
         self._model = model
         self._asker = asker
         self._steps = itertools.count()
         self._answers = answers
+        self._sampling = sampling or {}
 
     def submit(self, request: ChatRequest) -> Future[ChatResponse]:
         identity = f"{self._asker}\x00{next(self._steps)}"
-        future = self._model.submit(dataclasses.replace(request, identity=identity))
+        sampling = {**self._sampling, **request.sampling}
+        future = self._model.submit(dataclasses.replace(request, identity=identity, sampling=sampling))
         self._answers.append(future)
         return future
 
@@ -50,12 +60,17 @@ class UnitModels:
     """The ``Models`` of one unit, for one way of asking it (``asking``: plain, or the streamed one
     of ``--toolcall-stream``)."""
 
-    def __init__(self, models: RunModels, store: ProcessStore, unit: Unit, asking: Asking) -> None:
+    def __init__(
+        self, models: RunModels, store: ProcessStore, unit: Unit, asking: Asking, sampling: dict[str, Any] | None = None
+    ) -> None:
         self._run = models
+        #: The unit's benchmark's sampling, as the run sends it (``Settings.sampling_for``).
+        self._sampling = sampling or {}
         self._store = store
         self._unit = unit
         self.asking = asking
         self._views: dict[Role, Model] = {}
+        self._paths: dict[tuple[str, bool], Model] = {}  # the model under test on other paths (``through``)
         #: Every request the unit sent (or got from the store), in order.
         self.answers: list[Future[ChatResponse]] = []
         self._occurrences: dict[str, int] = {}
@@ -83,8 +98,18 @@ class UnitModels:
                 # Its answers cost nothing, take no time and are never stored: no usage, no identity.
                 self._views[role] = client
             else:
-                self._views[role] = UnitModel(client, role, self._unit.asker, self.answers)
+                self._views[role] = UnitModel(client, role, self._unit.asker, self.answers, self._sampling)
         return self._views[role]
+
+    def through(self, api: str, stream: bool) -> Model:
+        """The model under test through this wire format, streamed or not (``Models.through``)."""
+        if self.oracle:
+            return self.model
+        key = (api, stream)
+        if key not in self._paths:
+            client = self._run.client(Role.MODEL, stream, api)
+            self._paths[key] = UnitModel(client, Role.MODEL, self._unit.asker, self.answers)
+        return self._paths[key]
 
     def exchange(self, kind: str, request: Any, perform: Callable[[], Any]) -> Any:
         """An environment's answer, through the run's store (``Models.exchange``); the oracle's runs

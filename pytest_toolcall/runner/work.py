@@ -70,7 +70,12 @@ class Work:
 
     def unit_models(self, unit: Unit, asking: Asking | None = None) -> UnitModels:
         """The ``Models`` of a unit, for one asking of the stream mode (default: the scored one)."""
-        return UnitModels(self.models, self.store, unit, asking or self.stream.scored)
+        return UnitModels(self.models, self.store, unit, asking or self.stream.scored, self.sampling_of(unit))
+
+    def sampling_of(self, unit: Unit) -> dict[str, Any]:
+        """What the requests of a unit are sent with: its benchmark's sampling, the run's replacing it."""
+        benchmark = self.catalog.benchmarks.get(unit.benchmark)
+        return self.models.settings.sampling_for(benchmark.sampling if benchmark is not None else {})
 
     # --- jobs ----------------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from pytest_toolcall.benchmarks.acebench.agents import run_multi_step, run_multi
 from pytest_toolcall.benchmarks.acebench.agents.oracle import first_path, oracle_user
 from pytest_toolcall.benchmarks.acebench.dataset import load_category
 from pytest_toolcall.benchmarks.acebench.prompts import Prompts
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 
 pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
 

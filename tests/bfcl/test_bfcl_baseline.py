@@ -17,7 +17,7 @@ import pytest
 
 from pytest_toolcall import cli
 from pytest_toolcall.benchmarks.bfcl.metrics import ALL_CATEGORIES, CategoryScore, score_weights, summary_scores
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 
 SELECTION = ["--toolcall-bench=bfcl", "--toolcall-bfcl-categories=simple_python,multiple", "--toolcall-limit=10"]
 COMMON = ["--toolcall-cache=off", "-p", "no:randomly", "-p", "no:cacheprovider", *SELECTION]

@@ -36,7 +36,8 @@ def report(pytester: pytest.Pytester) -> dict[str, Any]:
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["fc", "prompting"])
 def test_oracle_run_reaches_the_official_ceilings(pytester: pytest.Pytester, mode: str) -> None:
-    result = pytester.runpytest(*ORACLE, f"--toolcall-bfcl-mode={mode}", "--toolcall-report=report.json")
+    args = [*ORACLE, f"--toolcall-bfcl-mode={mode}", "--toolcall-bfcl-categories=v3", "--toolcall-report=report.json"]
+    result = pytester.runpytest(*args)
     official = committed_ceilings(mode)
     assert set(official) == set(SINGLE_TURN_CATEGORIES)
     failing = {
@@ -90,12 +91,47 @@ def test_oracle_run_reaches_the_official_ceilings(pytester: pytest.Pytester, mod
     assert scores["overall"]["value"] == pytest.approx(weighted / 60)
     assert scores["overall"]["official"] == pytest.approx(weighted / 100)
     assert block["overall"] == scores["overall"]["value"] and block["partial"] is True
-    assert block["missing_categories"] == [] and block["short_categories"] == []
+    assert block["missing_categories"] == [
+        "memory_kv",
+        "memory_rec_sum",
+        *(["format_sensitivity"] if mode == "prompting" else []),
+    ]
+    assert block["short_categories"] == []
     # The Wilson interval of one category, from its formula.
     passed, n, z = official["simple_java"]["passed"], official["simple_java"]["total"], 1.96
     centre = (passed / n + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(passed / n * (1 - passed / n) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     assert block["categories"]["simple_java"]["ci95"] == [pytest.approx(centre - half), pytest.approx(centre + half)]
+
+
+@pytest.mark.slow
+def test_oracle_run_of_the_v4_parts(pytester: pytest.Pytester) -> None:
+    """Memory (both backends) and format sensitivity, prompting mode: the oracle passes every memory
+    question and every format but the JSON ones of simple_python_96 (the official JSON reader cannot
+    read its nested list), and the V4 overall is labelled with what it misses."""
+    args = [*ORACLE, "--toolcall-bfcl-mode=prompting", "--toolcall-bfcl-categories=memory,format_sensitivity"]
+    result = pytester.runpytest(*args, "--toolcall-report=report.json", "-rx")
+    result.assert_outcomes(passed=2 * 155 + 26 * 200 - 6, xfailed=6)
+    block = report(pytester)["metrics"]["bfcl"]
+    assert list(block["categories"]) == ["memory_kv", "memory_rec_sum", "format_sensitivity"]
+    assert block["categories"]["memory_kv"]["accuracy"] == block["categories"]["memory_rec_sum"]["accuracy"] == 1.0
+    # Memory counts vector as 0 officially (not measured), agentic counts web search as 0.
+    assert block["scores"]["memory"] == {"value": 1.0, "official": pytest.approx(2 / 3), "partial": True}
+    assert block["scores"]["overall_v4"] == {
+        "value": 1.0,
+        "official": pytest.approx(0.40 * (2 / 3) / 2),
+        "partial": True,
+    }
+    assert block["overall"] is None  # BFCL V3's parts did not run
+    spread = block["format_sensitivity"]
+    json_formats = [name for name in spread["by_format"] if name.startswith("ret_fmt=json")]
+    assert len(spread["by_format"]) == 26 and len(json_formats) == 6
+    assert all(spread["by_format"][name]["accuracy"] == 199 / 200 for name in json_formats)
+    assert spread["accuracy_max_delta"] == 0.5 and block["format_robustness"] == pytest.approx(0.995)
+    out = result.stdout.str()
+    assert "OVERALL_V4" in out and "web_search_base (needs a live web-search API)" in out
+    assert "memory_vector (needs the weights of the embedding model all-MiniLM-L6-v2)" in out
+    assert "max-min 0.50 points" in out and "simple_python_96" in out
 
 
 @pytest.mark.slow
@@ -174,7 +210,7 @@ def test_a_selection_is_partial_with_the_official_value_beside(pytester: pytest.
     assert block["scores"]["non_live"]["value"] == pytest.approx(block["categories"]["simple_java"]["accuracy"])
     out = result.stdout.str()
     assert "toolcall: bfcl (oracle)" in out and "not all items: simple_java, live_relevance" in out
-    assert "OVERALL renormalised over non_live (official weights 10 of 100)" in out  # relevance is not in it
+    assert "OVERALL (BFCL V3's parts) renormalised over non_live (official weights 10 of 100)" in out  # not relevance
     assert "not run: simple_python" in out
 
 
@@ -200,6 +236,8 @@ def test_gate_names(pytester: pytest.Pytester, thresholds: str, exit_code: int, 
 
 def test_gate_name_ownership() -> None:
     assert BFCL.claims_metric("bfcl.overall") and BFCL.claims_metric("bfcl.live_multiple")
+    for name in ("bfcl.overall_v4", "bfcl.memory", "bfcl.memory_kv", "bfcl.format_robustness"):
+        assert BFCL.claims_metric(name)
     assert not BFCL.claims_metric("overall") and not BFCL.claims_metric("general_fc.tool_call_f1")
     with pytest.raises(ValueError, match=r"unknown metric 'bfcl\.simple'"):
         BFCL.claims_metric("bfcl.simple")
@@ -257,8 +295,13 @@ def test_errors_are_counted_apart_and_make_the_scores_partial() -> None:
         ("--toolcall-bfcl-categories=simple", "--toolcall-bfcl-categories: unknown value simple"),
         ("--toolcall-bfcl-categories=web_search", "--toolcall-bfcl-categories: unknown value web_search"),
         ("--toolcall-fail-under=bfcl.web_search=0.5", "unknown metric 'bfcl.web_search'"),
+        ("--toolcall-bfcl-categories=format_sensitivity", "format_sensitivity runs in prompting mode only"),
+        ("--toolcall-bfcl-empty-tool-calls=maybe", "--toolcall-bfcl-empty-tool-calls: unknown value maybe"),
+        ("--toolcall-bfcl-categories=memory_vector", "memory_vector is not measured: it needs the weights"),
+        ("--toolcall-bfcl-categories=web_search_base", "web_search_base is not measured: it needs a live web-search"),
     ],
 )
+@pytest.mark.slow
 def test_usage_errors(pytester: pytest.Pytester, option: str, message: str) -> None:
     result = pytester.runpytest(*ORACLE, option)
     assert result.ret == pytest.ExitCode.USAGE_ERROR

@@ -23,7 +23,7 @@ from pytest_toolcall.benchmarks.bfcl.data import (
 from pytest_toolcall.benchmarks.bfcl.multi_turn_dialogue import _keyword_call, func_docs
 from pytest_toolcall.benchmarks.bfcl.request import build_request
 from pytest_toolcall.benchmarks.bfcl.source_calls import EXACT
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 
 pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall import cli
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 
 CASES = 12
 GOOD = Reply(tool_calls=[{"name": "get_weather", "arguments": '{"city": "Paris"}'}])

@@ -69,6 +69,7 @@ def collected(result: pytest.RunResult) -> list[str]:
 ORACLE = ("--toolcall-model=oracle", "-p", "no:randomly")
 
 
+@pytest.mark.slow
 def test_each_case_is_one_item_named_file_and_id(project: pytest.Pytester) -> None:
     result = project.runpytest(*ORACLE, "tests", "--collect-only", "-q")
     assert collected(result) == [
@@ -184,6 +185,7 @@ def test_a_broken_file_is_one_collection_error_and_the_rest_runs(project: pytest
     assert "incomplete: 2 part(s) of the data could not be loaded" in out
 
 
+@pytest.mark.slow
 def test_tags_of_a_case_file_need_no_registration(pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\n")
     pytester.makefile(

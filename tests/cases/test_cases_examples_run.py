@@ -20,7 +20,7 @@ import pytest
 from pytest_toolcall.benchmarks.cases.format import SUFFIXES
 from pytest_toolcall.benchmarks.cases.loading import load_case_file
 from pytest_toolcall.benchmarks.cases.oracle import oracle_answer
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 
 pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
 

@@ -161,6 +161,11 @@ def test_the_schema_ships_with_the_package():
         "status",
         "trajectory",
         "final",
+        "json_output",
+        "usage",
+        "language",
+        "repetition",
+        "key_order",
     }
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 
 pytestmark = pytest.mark.slow
 

@@ -1,25 +1,56 @@
-"""The ``cases`` metrics block and its gate names; counts worked out by hand."""
+"""The ``cases`` metrics block (derived from the declaration, ``names.METRICS``) and its gate names;
+counts worked out by hand, intervals by Wilson's formula written out."""
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import pytest
 
-from pytest_toolcall.api import block_metrics
+from pytest_toolcall.api import block_metrics, derive_block
 from pytest_toolcall.benchmarks.cases.benchmark import Cases
-from pytest_toolcall.benchmarks.cases.metrics import cases_metrics
+from pytest_toolcall.benchmarks.cases.names import METRICS
 
 
-def gate_names(block: dict) -> list[str]:
+def cases_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
+    return derive_block(METRICS, records)
+
+
+def gate_names(block: dict[str, Any]) -> list[str]:
     """The gate names of a block, as the declaration derives them."""
     return [f"cases.{metric}" for metric in block_metrics(Cases.metrics, block)]
 
 
-def gate_value(name: str, block: dict) -> float | None:
+def gate_value(name: str, block: dict[str, Any]) -> float | None:
     """The value a gate reads for a name (None: not the cases', or not measured)."""
     try:
         return Cases.gate_values(name, {"cases": block})[0][1]
     except ValueError:  # a name of the cases that they do not measure
         return None
+
+
+def wilson(k: int, n: int) -> list[float]:
+    z, p = 1.96, k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return [max(0.0, centre - half), min(1.0, centre + half)]
+
+
+def rounded(value: Any) -> Any:
+    """A block with its floats rounded to 12 digits (the formula here and the library's may differ
+    in the last bits)."""
+    if isinstance(value, float):
+        return round(value, 12)
+    if isinstance(value, dict):
+        return {k: rounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [rounded(v) for v in value]
+    return value
+
+
+def row(n: int, passed: int) -> dict[str, Any]:
+    return {"n": n, "passed": passed, "accuracy": passed / n if n else None, "ci95": wilson(passed, n) if n else None}
 
 
 RECORDS = [
@@ -36,23 +67,27 @@ RECORDS = [
 
 def test_block():
     block = cases_metrics(RECORDS)
-    assert block == {
-        "files": {
-            "more/weather.toolcall.jsonl": {"n": 1, "passed": 1, "accuracy": 1.0},
-            "tests/calendar.toolcall.yml": {"n": 1, "passed": 0, "accuracy": 0.0},
-            "tests/test_agent.py": {"n": 1, "passed": 1, "accuracy": 1.0},
-            "tests/weather.toolcall.yaml": {"n": 3, "passed": 2, "accuracy": 2 / 3},
-        },
-        "tags": {
-            "smoke": {"n": 3, "passed": 2, "accuracy": 2 / 3},
-            "weather": {"n": 4, "passed": 3, "accuracy": 0.75},  # a tag repeated on one record counts once
-        },
-        "overall": 4 / 6,
-        "n": 6,
-        "passed": 4,
-        "errors": 1,
-        "skipped": 1,
-    }
+    assert rounded(block) == rounded(
+        {
+            "files": {
+                "more/weather.toolcall.jsonl": row(1, 1),
+                "tests/calendar.toolcall.yml": row(1, 0),
+                "tests/test_agent.py": row(1, 1),
+                "tests/weather.toolcall.yaml": row(3, 2),
+            },
+            "tags": {
+                "smoke": row(3, 2),
+                "weather": row(4, 3),  # a tag repeated on one record counts once
+            },
+            "overall": 4 / 6,
+            "n": 6,
+            "passed": 4,
+            "overall_ci95": wilson(4, 6),
+            "errors": 1,
+            "skipped": 1,
+            "failure_kinds": {},
+        }
+    )
 
 
 def test_empty_block_has_no_accuracy():
@@ -62,10 +97,13 @@ def test_empty_block_has_no_accuracy():
         "overall": None,
         "n": 0,
         "passed": 0,
+        "overall_ci95": None,
         "errors": 0,
         "skipped": 0,
+        "failure_kinds": {},
     }
-    assert cases_metrics([{"file": "a.toolcall.yaml", "tags": [], "outcome": "error"}])["overall"] is None
+    errored = cases_metrics([{"file": "a.toolcall.yaml", "tags": [], "outcome": "error"}])
+    assert errored["overall"] is None and errored["files"]["a.toolcall.yaml"] == row(0, 0)
 
 
 def test_gate_names_and_values():
@@ -129,4 +167,4 @@ def test_case_record_feeds_the_block():
     assert record["reason"].startswith("wrong_value: ")
     passed = case_record(case, judge_case(case, answer(("get_time", {"city": "Lyon"}))))
     assert (passed["outcome"], passed["failure_kind"], passed["reason"]) == ("passed", None, "")
-    assert cases_metrics([record, passed])["files"] == {"t/w.toolcall.yaml": {"n": 2, "passed": 1, "accuracy": 0.5}}
+    assert rounded(cases_metrics([record, passed])["files"]) == rounded({"t/w.toolcall.yaml": row(2, 1)})

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cli import main
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 
 TOOLS = [
     {
@@ -149,8 +149,12 @@ def test_an_unanswered_request_makes_a_python_test_an_error_as_it_makes_a_case_o
         assert run("test_chat.py", *gate)[0].ret == run("unanswered.toolcall.yaml", *gate)[0].ret == status
 
 
-def without_latency(usage: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in usage.items() if not k.startswith("latency_")}
+#: The timing fields of a usage block: measured, so they differ from run to run.
+TIMING = ("latency_", "ttft_", "queue_", "output_tokens_per_s")
+
+
+def without_timing(usage: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in usage.items() if not k.startswith(TIMING)}
 
 
 def sample_usage(report: dict[str, Any]) -> dict[str, Any]:
@@ -174,7 +178,7 @@ def test_every_request_of_a_python_test_is_counted_fresh_and_replayed(
     prompt = 2 * TEXT[0] + CALL[0] + CALL[0] + AFTER_TOOL[0]
     completion = 2 * TEXT[1] + CALL[1] + CALL[1] + AFTER_TOOL[1]
     assert (prompt, completion) == (65, 17)
-    assert without_latency(report["usage"]) == {
+    assert without_timing(report["usage"]) == {
         "requests": 5,
         "fresh": 5,
         "from_store": 0,
@@ -211,7 +215,7 @@ def test_every_request_of_a_python_test_is_counted_fresh_and_replayed(
     fresh, sent = run("test_chat.py", "-n", "2")
     fresh.assert_outcomes(passed=3)
     assert server.count == 10
-    assert without_latency(sent["usage"]) == without_latency(report["usage"]) and sent["metrics"] == report["metrics"]
+    assert without_timing(sent["usage"]) == without_timing(report["usage"]) and sent["metrics"] == report["metrics"]
     assert sample_usage(sent) == sample_usage(report)
 
 
@@ -314,8 +318,8 @@ def test_what_a_test_asks_through_toolcall_model_is_in_the_run_usage(
 
     spread_result, spread = run("test_chat.py", "test_direct.py", "--toolcall-cache=off", "-n", "2")
     spread_result.assert_outcomes(passed=4)
-    assert without_latency(spread["usage"]) == without_latency(report["usage"])
-    assert [without_latency(e) for e in spread["run"]["other_requests"]] == [without_latency(entry)]
+    assert without_timing(spread["usage"]) == without_timing(report["usage"])
+    assert [without_timing(e) for e in spread["run"]["other_requests"]] == [without_timing(entry)]
 
     for k in (1, 2):
         run(
@@ -327,4 +331,4 @@ def test_what_a_test_asks_through_toolcall_model_is_in_the_run_usage(
         )
     merged = pytester.path / "merged.json"
     assert main(["merge", str(pytester.path / "s1.json"), str(pytester.path / "s2.json"), "-o", str(merged)]) == 0
-    assert without_latency(json.loads(merged.read_text())["usage"]) == without_latency(report["usage"])
+    assert without_timing(json.loads(merged.read_text())["usage"]) == without_timing(report["usage"])

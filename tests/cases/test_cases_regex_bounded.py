@@ -20,6 +20,7 @@ CASES = [
 
 
 @pytest.mark.parametrize(("pattern", "text"), CASES)
+@pytest.mark.slow
 def test_verdicts_are_re_fullmatch(pattern: str, text: str) -> None:
     expected = re.fullmatch(pattern, text) is not None
     assert (_matcher_problem({"$regex": pattern}, text) == "") is expected
@@ -34,6 +35,7 @@ def test_catastrophic_pattern_is_decided_by_the_linear_engine() -> None:
     assert _matcher_problem({"$regex": "(a+)+"}, "a" * 40) == ""
 
 
+@pytest.mark.slow
 def test_catastrophic_fallback_pattern_fails_the_match_instead_of_hanging(monkeypatch: pytest.MonkeyPatch) -> None:
     # A backreference keeps the match in re (in the helper process), which is abandoned at the bound.
     monkeypatch.setattr(patterns, "FALLBACK_SECONDS", 0.5)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from conftest import TEST_DATA
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 
 WEATHER = {
     "type": "function",
@@ -241,10 +241,11 @@ def test_both_benchmarks_one_summary(pytester: pytest.Pytester, general_fc_set: 
         (["--toolcall-general-fc=nope.jsonl"], "nope.jsonl: file not found"),
         (
             ["--toolcall-bench=acebench", "--toolcall-general-fc=x.jsonl"],
-            "--toolcall-general-fc: given, but --toolcall-bench does not include",
+            "--toolcall-general-fc-files: given, but --toolcall-bench does not include",
         ),
     ],
 )
+@pytest.mark.slow
 def test_usage_errors(pytester: pytest.Pytester, options: list[str], message: str) -> None:
     result = pytester.runpytest("--toolcall-model=oracle", *options)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -258,6 +259,7 @@ def test_general_fc_without_a_file_runs_the_shipped_set(pytester: pytest.Pyteste
     assert len(re.findall(r"toolcall::general_fc\[k2vv_zh_511/\d+\]", result.stdout.str())) == 511
 
 
+@pytest.mark.slow
 def test_a_general_fc_file_alone_selects_general_fc(pytester: pytest.Pytester) -> None:
     path = TEST_DATA / "general_fc" / "example_3.jsonl"
     result = pytester.runpytest("--toolcall-model=oracle", f"--toolcall-general-fc={path}", "--collect-only", "-q")

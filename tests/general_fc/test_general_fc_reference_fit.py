@@ -16,6 +16,8 @@ from pytest_toolcall.cli import main
 from pytest_toolcall.core.stats.estimates import wilson
 from tests.support.general_fc_files import line, write_lines
 
+pytestmark = pytest.mark.slow  # runs pytest inside itself
+
 CASES = """
 cases:
   - id: c0

@@ -15,7 +15,7 @@ import openai
 import pytest
 from openai import OpenAI
 
-from tests.support.chat_server import ChatServer, FaultPlan, Reply, ScriptResponder
+from pytest_toolcall.testing.server import ChatServer, FaultPlan, Reply, ScriptResponder
 
 # The HTTP library under the SDK: httpx2 for openai 3.x, httpx before.
 transport = importlib.import_module(openai.DefaultHttpxClient.__mro__[1].__module__)
@@ -41,6 +41,7 @@ def srv() -> Iterator[ChatServer]:
         yield server
 
 
+@pytest.mark.slow
 def test_content_reply_and_recording(srv: ChatServer) -> None:
     resp = ask(client(srv), "hello there")
     choice = resp.choices[0]  # type: ignore[attr-defined]
@@ -53,6 +54,7 @@ def test_content_reply_and_recording(srv: ChatServer) -> None:
     assert srv.auth_headers == ["Bearer test-key"]
 
 
+@pytest.mark.slow
 def test_tool_call_reply(srv: ChatServer) -> None:
     choice = ask(client(srv)).choices[0]  # type: ignore[attr-defined]
     assert choice.finish_reason == "tool_calls"
@@ -63,6 +65,7 @@ def test_tool_call_reply(srv: ChatServer) -> None:
     assert json.loads(call.function.arguments) == {"city": "Paris"}
 
 
+@pytest.mark.slow
 def test_script_from_file_with_default(tmp_path: Path) -> None:
     script = {
         "rules": [{"match": "ping", "reply": {"content": "pong"}}],
@@ -78,6 +81,7 @@ def test_script_from_file_with_default(tmp_path: Path) -> None:
         assert other.model_extra["reasoning_content"] == "thinking"
 
 
+@pytest.mark.slow
 def test_stream_reassembles_to_the_plain_answer(srv: ChatServer) -> None:
     """The SDK's own stream reader and accumulator get from the SSE stream what a plain request gets."""
     from openai.lib.streaming.chat import ChatCompletionStreamState
@@ -101,6 +105,7 @@ def test_stream_reassembles_to_the_plain_answer(srv: ChatServer) -> None:
     assert srv.requests[0]["stream"] is True
 
 
+@pytest.mark.slow
 def test_responses_api_function_call(srv: ChatServer) -> None:
     """The Responses API through the SDK's typed client: function_call output items and usage."""
     answer = client(srv).responses.create(model="m", input="What is the weather in Paris?")
@@ -154,6 +159,7 @@ def test_retries_honour_retry_after_and_keep_alive_survives() -> None:
         assert time.monotonic() - start >= 2.0
 
 
+@pytest.mark.slow
 def test_faults_are_deterministic_per_request_body() -> None:
     def outcomes() -> list[str]:
         plan = FaultPlan(0.5, ("429", "500", "reset", "truncated"), seed=7)
@@ -174,6 +180,7 @@ def test_faults_are_deterministic_per_request_body() -> None:
     assert len(set(first)) > 2
 
 
+@pytest.mark.slow
 def test_stop_releases_hanging_request() -> None:
     srv = ChatServer(faults=FaultPlan(1.0, ("hang",), hang=30.0)).start()
     errors: list[Exception] = []
@@ -211,9 +218,8 @@ def test_concurrent_requests_overlap() -> None:
 
 @pytest.mark.slow
 def test_cli_subprocess() -> None:
-    script = Path(__file__).parents[1] / "support" / "chat_server.py"
     proc = subprocess.Popen(
-        [sys.executable, str(script), "--port", "0", "--latency", "0.01"],
+        [sys.executable, "-m", "pytest_toolcall.testing.server", "--port", "0", "--latency", "0.01"],
         stdout=subprocess.PIPE,
         text=True,
     )

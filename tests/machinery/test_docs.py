@@ -72,6 +72,14 @@ def test_docs_cite_only_the_repository(doc: Path) -> None:
     assert "DESIGN.md" not in text and outside not in text
 
 
+def test_every_public_testing_name_is_documented() -> None:
+    import pytest_toolcall.testing as testing
+
+    text = (ROOT / "docs" / "writing-a-benchmark.md").read_text(encoding="utf-8")
+    assert testing.__all__ and all(hasattr(testing, name) for name in testing.__all__)
+    assert [name for name in testing.__all__ if f"`{name}" not in text] == []
+
+
 def test_options_reference_equals_the_declarations() -> None:
     document = (ROOT / options_reference.DOCUMENT).read_text(encoding="utf-8")
     assert options_reference.updated(document) == document, (
@@ -95,7 +103,7 @@ def test_options_reference_refuses_a_document_without_its_block() -> None:
 def _shipped_benchmarks() -> set[str]:
     from pytest_toolcall.config import registry
 
-    return {n for n, c in registry.benchmark_classes().items() if c.__module__.startswith("pytest_toolcall.")}
+    return {name for name, declared in registry.declared().items() if declared.built_in}
 
 
 def _commands(workflow: Path) -> list[str]:
@@ -117,7 +125,7 @@ def _commands(workflow: Path) -> list[str]:
 
 @pytest.mark.parametrize("workflow", WORKFLOWS, ids=lambda p: p.name)
 def test_ci_workflow_uses_only_what_exists(workflow: Path) -> None:
-    known = {f"--toolcall-{option.name}" for _, option in all_options()}
+    known = {flag for _, option in all_options() for flag in option.flags}  # aliases too
     commands = _commands(workflow)
     pytest_lines = [c for c in commands if c.startswith("pytest ")]
     tool_lines = [c for c in commands if c.startswith("pytest-toolcall ")]

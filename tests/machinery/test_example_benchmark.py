@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "calc_benchmark"
 PIP_INSTALL = (sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation")
@@ -201,6 +201,17 @@ def test_shards_merge_and_render(installed: Path, tmp_path: Path) -> None:
         == json.loads((tmp_path / "whole.json").read_text())["metrics"]
     )
     assert "calc" in (tmp_path / "m.html").read_text(encoding="utf-8")
+
+
+def test_its_own_tests_pass(installed: Path) -> None:
+    """The example's tests (``examples/calc_benchmark/tests``, the ones docs/writing-a-benchmark.md
+    shows), run as its author runs them: ``pytest`` in its folder, the benchmark installed."""
+    env = {**os.environ, "PYTHONPATH": str(installed)}
+    env.pop("PYTEST_XDIST_WORKER", None)
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", "-q"]
+    result = subprocess.run(command, cwd=EXAMPLE, env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert "4 passed" in result.stdout
 
 
 def test_all_runs_every_benchmark_found(installed: Path, tmp_path: Path) -> None:

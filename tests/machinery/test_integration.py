@@ -18,7 +18,7 @@ import pytest
 
 from pytest_toolcall.benchmarks.acebench.dataset import NORMAL, SPECIAL, load_category
 from pytest_toolcall.benchmarks.acebench.prompts import Prompts, acebench_requests
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 
 pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
 

@@ -5,6 +5,8 @@
   floor a third party gets, ``api`` (``pytest_toolcall.api`` and its submodules), and its own
   folder (what the runner and the results do with it is theirs);
 - ``runner/`` and ``results/`` name no benchmark;
+- ``results/`` imports nothing of ``runner/``: the offline tools (merge, gate, html) work from
+  reports alone, and a run hands its outputs the run's result, not its machinery;
 - the modules import each other in no circle.
 
 An import counts wherever it is written: at module level, inside a function, or under
@@ -178,6 +180,14 @@ def _dotted_benchmark(tree: Tree, value: str) -> str | None:
     return value.split(prefix, 1)[1].split(".", 1)[0].split(":", 1)[0]
 
 
+def runner_reached_by_results(tree: Tree) -> list[str]:
+    return [
+        f"{tree.where(imp)}: results imports {imp.target}"
+        for imp in tree.imports
+        if tree.in_layer(imp.importer, "results") and tree.in_layer(imp.target, "runner")
+    ]
+
+
 def benchmarks_named_by_machinery(tree: Tree) -> list[str]:
     problems = [
         f"{tree.where(imp)}: {imp.importer} imports {imp.target}"
@@ -311,6 +321,11 @@ def test_runner_and_results_name_no_benchmark(package: Tree) -> None:
     assert not problems, "\n".join(problems)
 
 
+def test_results_import_nothing_of_the_runner(package: Tree) -> None:
+    problems = runner_reached_by_results(package)
+    assert not problems, "\n".join(problems)
+
+
 def test_no_import_circles(package: Tree) -> None:
     problems = import_circles(package)
     assert not problems, "\n".join(problems)
@@ -415,6 +430,23 @@ def test_the_machinery_naming_a_benchmark_is_found(tmp_path: Path) -> None:
         "pkg/results/g.py:4: names 'pkg.benchmarks.one.m:One'",
         "pkg/runner/r.py:1: names 'two'",
     ]
+
+
+def test_the_results_reaching_into_the_runner_is_found(tmp_path: Path) -> None:
+    files = dict(CLEAN)
+    files["results/__init__.py"] = ""
+    files["results/m.py"] = (
+        "from typing import TYPE_CHECKING\nfrom pkg.core import a\n"
+        "if TYPE_CHECKING:\n    from pkg.runner.r import KEY\n"
+        "def f():\n    from ..runner import r\n"
+    )
+    tree = _write(tmp_path, files)
+    assert runner_reached_by_results(tree) == [
+        "pkg/results/m.py:4: results imports pkg.runner.r",
+        "pkg/results/m.py:6: results imports pkg.runner",
+        "pkg/results/m.py:6: results imports pkg.runner.r",
+    ]
+    assert runner_reached_by_results(_write(tmp_path / "clean", CLEAN)) == []
 
 
 def test_an_import_circle_is_found(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 from tests.support.general_fc_files import general_fc_args, line, write_lines
 
 # Ground truth the official scorer rejects: the oracle fails exactly these.
@@ -49,6 +49,7 @@ def failed_ids(result: pytest.RunResult, marker: str = "FAILED") -> set[str]:
     return set(re.findall(rf"^{marker} toolcall::acebench\[([^\]]+)\]", result.stdout.str(), re.M))
 
 
+@pytest.mark.slow
 def test_inert_without_model(pytester: pytest.Pytester) -> None:
     pytester.makepyfile("def test_plain():\n    assert True\n")
     result = run(pytester, "-q")
@@ -227,12 +228,13 @@ def test_last_failed_reruns_only_failures(pytester: pytest.Pytester, oracle_args
     assert "run-last-failure: rerun previous 2 failures" in rerun.stdout.str()
 
 
+@pytest.mark.slow
 def test_header_names_model_data_and_settings(pytester: pytest.Pytester, oracle_args: list[str]) -> None:
     result = run(pytester, *oracle_args, "--collect-only", "-q", "--toolcall-limit=1", "-v")
     result.stdout.fnmatch_lines(
         [
             "toolcall: model=oracle endpoint=none (oracle) bench=acebench lang=en acebench=*",
-            "toolcall: temperature=0.7 max_tokens=1200 *",
+            "toolcall: sampling acebench(temperature=0.7 max_tokens=1200) *",
         ]
     )
 

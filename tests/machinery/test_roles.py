@@ -24,10 +24,11 @@ from pytest_toolcall.benchmarks.cases.benchmark import Cases
 from pytest_toolcall.config.settings import Settings
 from pytest_toolcall.core.protocol.types import Role
 from pytest_toolcall.model import oracle
+from pytest_toolcall.model.store import CachedModel, ResponseStore
 from pytest_toolcall.runner import shards
 from pytest_toolcall.runner.collect import repeated
 from pytest_toolcall.runner.keys import UNIT
-from pytest_toolcall.runner.models import role_endpoints
+from pytest_toolcall.runner.models import RunModels, role_endpoints
 from pytest_toolcall.runner.streamed import StreamMode
 
 PACKAGE = Path(pytest_toolcall.__file__).parent
@@ -65,6 +66,28 @@ def test_a_role_not_given_is_absent_and_the_oracle_plays_the_user_under_the_orac
     assert roles[Role.MODEL].oracle and roles[Role.USER].oracle
     mixed = role_endpoints(settings(model="m", user_model="oracle"))
     assert not mixed[Role.MODEL].oracle and mixed[Role.USER].oracle
+
+
+def test_each_role_is_built_once_per_way_of_asking_and_only_the_model_under_test_takes_the_api(
+    tmp_path: Path,
+) -> None:
+    """Read from the store keys' settings of each role's model (a replay: nothing is reached)."""
+    store = ResponseStore(tmp_path / "store.sqlite3")
+    run = settings(model="m", user_model="u", judge_model="oracle", api="responses", cache_mode="replay")
+    models = RunModels(None, run, lambda: store)  # type: ignore[arg-type]
+    plain, streamed = models.client(Role.MODEL), models.client(Role.MODEL, True)
+    assert models.client(Role.MODEL) is plain and streamed is not plain
+    assert isinstance(plain, CachedModel) and isinstance(streamed, CachedModel)
+    assert (plain.sampling["api"], "stream" in plain.sampling) == ("responses", False)
+    assert (streamed.sampling["api"], streamed.sampling["stream"]) == ("responses", True)
+    user = models.client(Role.USER)
+    assert isinstance(user, CachedModel) and (user.name, "api" in user.sampling) == ("u", False)
+    other = models.client(Role.MODEL, False, "chat")  # another wire format, asked on purpose
+    assert isinstance(other, CachedModel) and other is not plain and "api" not in other.sampling
+    judge = models.client(Role.JUDGE)
+    assert isinstance(judge, oracle.OracleModel) and judge.role is Role.JUDGE
+    models.close()
+    store.close()
 
 
 def test_the_oracle_model_carries_its_role() -> None:
@@ -167,7 +190,7 @@ def test_a_unit_is_weighed_without_asking_anything(tmp_path: Path) -> None:
 def test_a_user_simulator_with_the_models_name_and_endpoint_is_not_streamed(
     pytester: pytest.Pytester, acebench_root: Path
 ) -> None:
-    from tests.support.chat_server import ChatServer, Reply
+    from pytest_toolcall.testing.server import ChatServer, Reply
 
     with ChatServer(lambda body: Reply(content="finish conversation")) as server:
         result = pytester.runpytest(

@@ -57,15 +57,18 @@ def least_queued_while_items_remain(pytester: pytest.Pytester, scheduler_class: 
     return least
 
 
+@pytest.mark.slow
 def test_workers_stay_topped_up_to_the_prefetch_depth(pytester: pytest.Pytester) -> None:
     assert least_queued_while_items_remain(pytester, PrefetchLoadScheduling, depth=DEPTH) >= DEPTH * 3 // 4 - 1
 
 
+@pytest.mark.slow
 def test_xdist_alone_lets_queues_run_dry(pytester: pytest.Pytester) -> None:
     # Why the scheduler exists: with items that wait for a model (0.2 s) xdist keeps two queued.
     assert least_queued_while_items_remain(pytester, LoadScheduling) <= 2
 
 
+@pytest.mark.slow
 def test_only_the_load_distribution_is_replaced(pytester: pytest.Pytester, acebench_root: Path) -> None:
     for dist, expected in (("load", "PrefetchLoadScheduling"), ("loadscope", "LoadScopeScheduling")):
         args = ["--toolcall-model=oracle", f"--toolcall-data-dir={acebench_root}", "--tx=2*popen", f"--dist={dist}"]

@@ -105,6 +105,7 @@ def test_the_oracle_run_is_green_and_says_what_the_expected_failures_are(pyteste
     assert f"XFAIL {PREFERENCE_40} - the dataset's reference answer fails the official scorer: {REASON}" in out
 
 
+@pytest.mark.slow
 def test_help_shows_defaults_and_plain_placeholders(pytester: pytest.Pytester) -> None:
     help_text = " ".join(pytester.runpytest("--help").stdout.str().split())
     assert "--toolcall-lang=en|zh|all ACEBench language: en, zh or all (default: en)" in help_text

@@ -257,6 +257,7 @@ def test_an_unknown_option_value_is_a_usage_error_naming_the_option(
     assert_no_traceback(result)
 
 
+@pytest.mark.slow
 def test_an_unknown_language_in_the_ini_file_is_a_usage_error(pytester: pytest.Pytester, root: Path) -> None:
     pytester.makeini("[pytest]\ntoolcall_lang = fr\n")
     result = run_oracle(pytester, root)
@@ -266,6 +267,7 @@ def test_an_unknown_language_in_the_ini_file_is_a_usage_error(pytester: pytest.P
 
 
 @pytest.mark.parametrize("folder", ["missing", "empty"])
+@pytest.mark.slow
 def test_a_data_dir_that_is_not_a_root(pytester: pytest.Pytester, folder: str) -> None:
     path = pytester.path / folder
     if folder == "empty":

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from pytest_toolcall.cli import main
+from pytest_toolcall.testing.server import ChatServer
 from tests.reliability.test_full_disk import CASES, run, server  # noqa: F401  (fixtures)
-from tests.support.chat_server import ChatServer
 
 BAD_FIELDS = {"usage": {"prompt_tokens": "many"}, "content": 5, "tool_calls": "get_weather"}
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.core.safety.urls import redact_url, url_secrets
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 from tests.support.scripted_runs import load_report, warm_up_client
 
 warm_up_client()
@@ -93,6 +93,7 @@ def test_redaction_of_urls() -> None:
     assert redact_url("http://host/v1") == "http://host/v1" and redact_url(None) is None
 
 
+@pytest.mark.slow
 def test_a_fragment_is_refused(pytester: pytest.Pytester) -> None:
     pytester.makefile(".toolcall.yaml", weather=CASES)
     result = pytester.runpytest("--toolcall-model=m", "--toolcall-base-url=http://127.0.0.1:9/v1#x", ".")

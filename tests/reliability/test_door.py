@@ -272,6 +272,29 @@ def test_secrets_are_masked_in_keys_values_and_any_depth() -> None:
     assert door.loads("[" * 100 + "]" * 100, "v") is not None
 
 
+def test_a_urls_user_name_and_short_values_are_not_masked_and_runs_forget_each_others() -> None:
+    """A URL's user name is a word data carries (a role ``user``, a tool ``set_user_info``), and a
+    short password a placeholder: masking them would rewrite cases and answers. A run's secrets are
+    its own: the next run in the process (a pytester run) does not mask them."""
+    from types import SimpleNamespace
+
+    from pytest_toolcall.runner.run import register_secrets
+
+    door.add_url("http://user:pw@local.test/v1")
+    assert door.redact({"role": "user", "name": "set_user_info pw"}) == {"role": "user", "name": "set_user_info pw"}
+    assert door.redact(f"x{PASSWORD}") == "x***"
+    settings = SimpleNamespace(
+        api_key="sk-next-run-0123456789",
+        base_url="http://local.test/v1",
+        model="m",
+        api_key_env="",
+        is_oracle=False,
+        option=lambda name: None,
+    )
+    register_secrets(settings)  # type: ignore[arg-type]
+    assert door.redact(f"{KEY} {PASSWORD} sk-next-run-0123456789") == f"{KEY} {PASSWORD} ***"
+
+
 def test_a_child_gets_a_minimal_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.setenv("LC_ALL", "C.UTF-8")
@@ -317,6 +340,7 @@ ADMITTED: dict[str, Callable[[Any], bool]] = {
     "retries": lambda v: type(v) is int and v >= 0,
     "status": lambda v: type(v) is int and v >= 0,
     "from_store": lambda v: type(v) is bool,
+    "empty_tool_calls": lambda v: type(v) is bool,
     "stored_at": lambda v: v is None or _number(v),
     "stream_problems": lambda v: type(v) is list and all(type(p) is str for p in v),
     "tool_calls": lambda v: type(v) is list and all(type(c) is dict for c in v),

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.core.safety.door import MCP_RESULT_LIMIT
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 
 pytestmark = pytest.mark.slow
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 from tests.support.general_fc_files import general_fc_args, line, write_lines
 from tests.support.scripted_runs import load_report
 
@@ -115,6 +115,7 @@ def test_a_400_about_one_request_does_not_stop_the_run(
     assert server.count == ITEMS
 
 
+@pytest.mark.slow
 def test_no_key_in_the_environment_is_said_at_start_up(
     pytester: pytest.Pytester, serve: Callable[[Reply], ChatServer], data: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

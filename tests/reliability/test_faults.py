@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.chat_server import FAULT_KINDS, FaultPlan, Reply
+from pytest_toolcall.testing.server import FAULT_KINDS, FaultPlan, Reply
 from tests.support.scripted_runs import (
     WEATHER,
     AnswerTable,

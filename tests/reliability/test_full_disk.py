@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 from tests.support.scripted_runs import load_report, warm_up_client
 
 warm_up_client()
@@ -113,6 +113,7 @@ def test_a_disk_that_fills_loses_no_output_and_says_what_was_not_kept(
     ]
 
 
+@pytest.mark.slow
 def test_a_disk_full_at_opening_is_named_and_nothing_is_moved(
     pytester: pytest.Pytester, server: ChatServer, disk: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import pytest
 
 from pytest_toolcall.core.safety import patterns
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 from tests.support.general_fc_files import general_fc_args, line, write_lines
 from tests.support.hostile_server import HostileServer, fixed, huge, trickle
 from tests.support.scripted_runs import load_report, run_with_deadline

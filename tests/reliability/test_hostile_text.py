@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.core.safety.text import MESSAGE_LINES, inert, name
-from tests.support.chat_server import ChatServer, Reply, message_text
+from pytest_toolcall.testing.server import ChatServer, Reply, message_text
 from tests.support.scripted_runs import load_report, warm_up_client
 
 warm_up_client()

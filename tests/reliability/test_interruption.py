@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 from tests.support.scripted_runs import AnswerTable, acebench_answers
 
 pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
@@ -81,6 +81,14 @@ def model_args(server: ChatServer, root: Path) -> list[str]:
     ]
 
 
+def ctrl_c_default() -> None:
+    """Run in the child before it starts: Ctrl-C's default disposition, so that Python turns SIGINT
+    into KeyboardInterrupt there. A shell starts a background job (and a CI runner its steps) with
+    SIGINT ignored, and an ignored signal stays ignored across exec: without this, the runs here would
+    never see the Ctrl-C these tests send whenever the suite itself runs so."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def stored(store: Path) -> int:
     with closing(sqlite3.connect(store / "responses.sqlite3")) as db:
         return int(db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
@@ -124,6 +132,7 @@ def test_a_stopped_run_keeps_its_responses_and_no_half_report(
         cwd=pytester.path,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        preexec_fn=ctrl_c_default,
     )
     try:
         deadline = time.monotonic() + 60
@@ -175,7 +184,14 @@ def test_ctrl_c_under_xdist_leaves_nothing_running(
     env = {**os.environ, "OPENAI_API_KEY": API_KEY, mark.split("=")[0]: mark.split("=")[1]}
     env.pop("PYTEST_XDIST_WORKER", None)  # a run of its own, not one of this session's workers
     args = [sys.executable, "-m", "pytest", *model_args(server, acebench_root), "-n", "2"]
-    proc = subprocess.Popen(args, cwd=pytester.path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        args,
+        cwd=pytester.path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=ctrl_c_default,
+    )
     try:
         deadline = time.monotonic() + 60
         while responder.answered < 6 and time.monotonic() < deadline:
@@ -258,7 +274,9 @@ def test_a_report_is_whole_the_instant_it_appears(
         "-q",
     ]
     env = {**os.environ, "WATCH_MODE": mode, "WATCH_NAME": name}
-    proc = subprocess.run(command, cwd=pytester.path, env=env, capture_output=True, timeout=120, check=False)
+    proc = subprocess.run(
+        command, cwd=pytester.path, env=env, capture_output=True, timeout=120, check=False, preexec_fn=ctrl_c_default
+    )
     path = pytester.path / name
     if mode == "kill-on-final":
         assert proc.returncode == -signal.SIGKILL, proc.stdout.decode()[-2000:]

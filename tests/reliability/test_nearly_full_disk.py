@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from pytest_toolcall.testing.server import ChatServer
 from tests.reliability.test_full_disk import disk, run, server  # noqa: F401  (fixtures)
-from tests.support.chat_server import ChatServer
 
 
 def _leave_free(mount: Path, free: int) -> None:

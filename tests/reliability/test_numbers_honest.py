@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.benchmarks.acebench.dataset import answer_file, data_file
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 from tests.support.general_fc_files import general_fc_args, line, write_lines
 from tests.support.scripted_runs import load_report
 

@@ -97,6 +97,7 @@ def edited(report: Path, edit: Any) -> str:
         ),
     ],
 )
+@pytest.mark.slow
 def test_a_hostile_report_is_one_line_naming_file_and_field(
     report: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: Any, field: str
 ) -> None:
@@ -125,6 +126,7 @@ def test_special_files_are_refused_without_reading_them(
 
 
 @pytest.mark.parametrize("option", ["--toolcall-baseline", "--toolcall-reference"])
+@pytest.mark.slow
 def test_a_fifo_baseline_or_reference_is_a_usage_error(pytester: pytest.Pytester, option: str) -> None:
     pytester.makefile(".toolcall.yaml", weather=WEATHER_CASES)
     os.mkfifo(pytester.path / "base.json")
@@ -134,6 +136,7 @@ def test_a_fifo_baseline_or_reference_is_a_usage_error(pytester: pytest.Pytester
     assert "base.json: cannot read it (a FIFO, not a JSON report: refused)" in result.stderr.str()
 
 
+@pytest.mark.slow
 def test_a_shard_sample_naming_no_unit_is_refused(
     pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -177,6 +180,7 @@ def test_merge_store_refuses_stores_of_another_shape(
     one_line_refusal(status, err, str(store / "responses.sqlite3"), message)
 
 
+@pytest.mark.slow
 def test_a_run_with_text_unit_costs_is_no_internal_error(pytester: pytest.Pytester) -> None:
     """A store with a unit-costs table of earlier versions (here holding text) is read as usual: the
     table is not read any more (shard cuts do not depend on the store)."""
@@ -205,6 +209,7 @@ def test_a_run_with_text_unit_costs_is_no_internal_error(pytester: pytest.Pytest
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # replay with an empty store: every item an error
 
 
+@pytest.mark.slow
 def test_a_case_file_nested_100000_deep_is_one_line(pytester: pytest.Pytester) -> None:
     pytester.makefile(".toolcall.yaml", deep="cases:\n  - " + "[" * 100_000 + "]" * 100_000 + "\n")
     result = oracle_run(pytester, ".")
@@ -222,6 +227,7 @@ def test_a_case_file_nested_100000_deep_is_one_line(pytester: pytest.Pytester) -
         ("--toolcall-repeat=" + "9" * 5000, "--toolcall-repeat: expected an integer"),
     ],
 )
+@pytest.mark.slow
 def test_counts_that_multiply_work_are_bounded(pytester: pytest.Pytester, option: str, message: str) -> None:
     pytester.makefile(".toolcall.yaml", weather=WEATHER_CASES)
     result = oracle_run(pytester, option, ".")
@@ -229,6 +235,7 @@ def test_counts_that_multiply_work_are_bounded(pytester: pytest.Pytester, option
     assert message in result.stderr.str()
 
 
+@pytest.mark.slow
 def test_case_files_of_one_stem_have_a_metric_and_a_header_each(pytester: pytest.Pytester) -> None:
     for folder in ("a", "b"):
         (pytester.path / folder).mkdir()

@@ -17,6 +17,8 @@ import pytest
 from pytest_toolcall.cli import main
 from tests.support.failing_runs import WEATHER_CASES, failing_report
 
+pytestmark = pytest.mark.slow  # runs pytest inside itself
+
 
 @pytest.fixture
 def oracle_report(pytester: pytest.Pytester) -> Path:

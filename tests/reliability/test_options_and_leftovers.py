@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from pytest_toolcall.model import sdk_process
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 from tests.support.general_fc_files import general_fc_args, line, write_lines
 
 pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set

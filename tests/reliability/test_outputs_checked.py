@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 from tests.support.general_fc_files import general_fc_args, line, write_lines
 from tests.support.scripted_runs import load_report
 
@@ -83,6 +83,7 @@ def test_a_read_only_folder_is_a_usage_error(pytester: pytest.Pytester, server: 
     assert "not writable" in result.stderr.str()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("option", ["--toolcall-html", "--toolcall-report"])
 def test_a_folder_that_refuses_files_whatever_its_permissions_is_a_usage_error(
     pytester: pytest.Pytester, server: ChatServer, args: list[str], option: str
@@ -93,6 +94,7 @@ def test_a_folder_that_refuses_files_whatever_its_permissions_is_a_usage_error(
     assert f"{option}: cannot write /proc/report.out: folder /proc is not writable" in result.stderr.str()
 
 
+@pytest.mark.slow
 def test_a_wrong_reference_is_a_usage_error_before_any_request(
     pytester: pytest.Pytester, server: ChatServer, args: list[str]
 ) -> None:

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.benchmarks.general_fc.benchmark import SHIPPED_SET
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 from tests.support.scripted_runs import load_report
 
 LINES = [json.loads(text) for text in SHIPPED_SET.read_text(encoding="utf-8").splitlines() if text.strip()]

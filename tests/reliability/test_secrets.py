@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 from tests.support.scripted_runs import AnswerTable, acebench_answers, load_report, warm_up_client
 
 pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
@@ -45,9 +45,11 @@ class EchoServer(ChatServer):
 
     _local = threading.local()
 
-    def _record(self, raw: bytes, auth: str | None) -> tuple[dict[str, Any] | None, str | None]:
+    def _record(
+        self, raw: bytes, auth: str | None, api_key: str | None = None
+    ) -> tuple[dict[str, Any] | None, str | None]:
         self._local.auth = auth
-        return super()._record(raw, auth)
+        return super()._record(raw, auth, api_key)
 
     @property
     def auth(self) -> str:

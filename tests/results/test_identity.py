@@ -48,6 +48,22 @@ def test_differing_names_each_field_with_both_values() -> None:
     assert differing(before, before) == [] and differing(None, after) == []
 
 
+def test_the_sampling_is_each_benchmarks_or_one_set_when_all_sent_the_same() -> None:
+    def sent(**per: dict) -> dict:
+        return {**run(), "settings": {"sampling": per, "extra_body": {}}}
+
+    ace, cases = {"temperature": 0.7, "max_tokens": 1200}, {}
+    apart = run_identity(sent(acebench=ace, cases=cases))
+    assert apart["sampling"] == {"acebench": ace, "cases": cases, "extra_body": {}}
+    given = run_identity(sent(acebench={"temperature": 0.0, "max_tokens": 1200}, cases={"temperature": 0.0}))
+    fields = [d["field"] for d in differing(apart, given)]
+    assert fields == ["sampling.acebench.temperature", "sampling.cases.temperature"]
+    one = run_identity(sent(general_fc={"temperature": 0.0}, cases={"temperature": 0.0}))
+    assert one["sampling"] == {"temperature": 0.0, "extra_body": {}}
+    none = run_identity(sent(general_fc={}, cases={}))
+    assert differing(none, one) == [{"field": "sampling.temperature", "baseline": None, "now": 0.0}]
+
+
 def test_file_hashes_follow_the_contents(tmp_path: Path) -> None:
     (tmp_path / "a.toolcall.yaml").write_text("cases: []\n", encoding="utf-8")
     samples = [{"file": "a.toolcall.yaml"}, {"file": "a.toolcall.yaml"}, {"nodeid": "toolcall::x[1]"}]

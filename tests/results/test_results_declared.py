@@ -181,3 +181,35 @@ def test_acebench_unprefixed_names_and_aliases_through_the_declaration() -> None
     block = {"groups": {"atom": 0.5}, "overall": 0.9}
     assert ACEBench.gate_values("normal_atom", {"acebench/en": block}) == [("acebench/en atom", 0.5)]
     assert ACEBench.gate_values("zh.overall", {"acebench/en": block}) == [("acebench/zh overall", None)]
+
+
+def test_the_docs_list_every_gate_name_of_every_built_in() -> None:
+    """docs/gate-names.md names every metric each built-in benchmark declares, in its own section."""
+    from pathlib import Path
+
+    from pytest_toolcall.core.protocol.metrics import metric_names
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "gate-names.md").read_text(encoding="utf-8")
+    sections = {part.split("\n", 1)[0].strip(): part for part in text.split("\n## ")[1:]}
+    missing = []
+    for name, benchmark in sorted(benchmark_classes().items()):
+        section = sections.get(name, "")
+        prefix = "" if benchmark.metrics.unprefixed else f"{name}."
+        missing += [f"{name}: {m}" for m in metric_names(benchmark.metrics) if f"`{prefix}{m}`" not in section]
+    assert not missing, missing
+
+
+@pytest.mark.slow  # runs pytest inside itself
+@pytest.mark.parametrize("repeat", [[], ["--toolcall-repeat=2"]], ids=["once", "twice"])
+def test_a_lower_bound_gate_fails_five_all_pass_units_however_often_they_run(
+    pytester: pytest.Pytester, repeat: list[str]
+) -> None:
+    """The issue's case end to end: five ACEBench units the oracle passes, run once or twice each, and
+    a lower-bound gate of 0.95 on their category: Wilson(5, 5) = [0.566, 1] both times."""
+    args = ["--toolcall-model=oracle", "-p", "no:randomly", "-k", "normal_atom_bool", "--toolcall-limit=5"]
+    gate = ["--toolcall-fail-under=acebench/en.normal_atom_bool=0.95", "--toolcall-gate-on=lower"]
+    result = pytester.runpytest(*args, *repeat, *gate, "--toolcall-gate-value=measured")
+    result.assert_outcomes(passed=5 * (2 if repeat else 1))
+    lower = wilson_by_hand(5, 5)[0]
+    assert result.ret == 1
+    assert f"acebench/en normal_atom_bool = {lower:.4f} < 0.95 (lower 95% bound)" in result.stdout.str()

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 from tests.support.scripted_runs import WEATHER
 
 pytestmark = pytest.mark.slow  # each test takes seconds: it runs pytest, a server or a whole data set
@@ -457,7 +457,7 @@ def test_cached_and_reasoning_tokens_and_retries_reach_the_report(pytester: pyte
     reply = Reply(tool_calls=GOOD.tool_calls, usage=usage)
     texts = [f"q{i}" for i in range(20)]
     path = write_lines(pytester.path / "lines.jsonl", texts)
-    from tests.support.chat_server import FaultPlan
+    from pytest_toolcall.testing.server import FaultPlan
 
     with ChatServer(lambda body: reply, faults=FaultPlan(0.3, ("500",), seed=4, retry_after=0.0)) as server:
         args = base_args(server, path, "--toolcall-report=report.json", "--toolcall-max-retries=12")
@@ -496,7 +496,11 @@ def test_every_report_has_an_identity_and_a_baseline_at_another_temperature_name
     base = report_of(pytester, "base.json")
     identity = base["run"]["identity"]
     assert len(identity["hash"]) == 12 and int(identity["hash"], 16) >= 0
-    assert identity["sampling"] == base["run"]["settings"] and identity["datasets"] == base["run"]["datasets"]
+    # Every benchmark of the run (general_fc, and the cases of the users' files) sent the same: one set.
+    sent = base["run"]["settings"]["sampling"]
+    assert set(sent) == {"general_fc", "cases"} and sent["general_fc"] == sent["cases"]
+    assert identity["sampling"] == {**sent["general_fc"], "extra_body": base["run"]["settings"]["extra_body"]}
+    assert identity["datasets"] == base["run"]["datasets"]
     # The same settings again: the same identity, nothing said to differ.
     pytester.runpytest(*base_args(server, path, "--toolcall-report=same.json"))
     assert report_of(pytester, "same.json")["run"]["identity"] == identity

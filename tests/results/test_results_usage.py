@@ -103,3 +103,58 @@ def test_answers_from_the_store_are_counted_with_the_oldest_time() -> None:
     assert verdict.line.endswith(f"[{note}]")
     only_stored = usage_summary(records[:2])
     assert "none sent" in "\n".join(summary.usage_lines(only_stored, None))  # not "p50 - s"
+
+
+TIMED = [
+    request(10, 100, 1.2, ttft_s=0.2, queue_s=0.0),  # streamed: 100 / (1.2 - 0.2) = 100 tokens/s
+    request(10, 60, 0.8, ttft_s=0.5, queue_s=0.4),  # streamed: 60 / 0.3 = 200 tokens/s
+    request(10, 50, 2.0, queue_s=1.0),  # plain: 50 / 2.0 = 25 tokens/s
+    request(10, 0, 0.5, queue_s=0.2),  # no completion tokens: no rate
+    request(10, 500, 0.1, store=True, ttft_s=0.01, queue_s=9.0),  # from the store: no timing at all
+]
+
+
+def test_timing_by_hand() -> None:
+    usage = usage_summary(TIMED)
+    # ttft over the streamed fresh requests: 0.2, 0.5 → p50 h = 0.5 → 0.35; p95 h = 0.95 → 0.2 + 0.95·0.3 = 0.485
+    assert usage["ttft_p50_s"] == pytest.approx(0.35) and usage["ttft_p95_s"] == pytest.approx(0.485)
+    # queue over the fresh requests, sorted 0.0, 0.2, 0.4, 1.0 → p50 h = 1.5 → 0.3; p95 h = 2.85 → 0.4 + 0.85·0.6
+    assert usage["queue_p50_s"] == pytest.approx(0.3) and usage["queue_p95_s"] == pytest.approx(0.91)
+    # rates 25, 100, 200 → p50 100
+    assert usage["output_tokens_per_s_p50"] == pytest.approx(100.0)
+    # the wait for a slot is not latency: latencies stay 0.5, 0.8, 1.2, 2.0 → p50 1.0
+    assert usage["latency_p50_s"] == pytest.approx(1.0)
+    lines = "\n".join(summary.usage_lines(usage, None))
+    assert "time to first event       p50 0.35 s, p95 0.48 s" in lines  # (0.485 shown to 2 digits)
+    assert "waiting for a slot        p50 0.30 s, p95 0.91 s (not in the latency)" in lines
+    assert "output tokens per second  p50 100.0" in lines
+
+
+def test_no_timing_without_requests_sent() -> None:
+    usage = usage_summary(TIMED[-1:])
+    assert [usage[k] for k in ("ttft_p50_s", "queue_p95_s", "output_tokens_per_s_p50")] == [None, None, None]
+    plain = usage_summary(TIMED[2:3])
+    assert plain["ttft_p50_s"] is None and plain["queue_p50_s"] == pytest.approx(1.0)
+    assert "time to first event" not in "\n".join(summary.usage_lines(plain, None))
+
+
+def test_compare_shows_each_runs_timing() -> None:
+    from pathlib import Path
+
+    from pytest_toolcall.results import comparing
+
+    timed = {"usage": usage_summary(TIMED), "run": {"model": "m"}, "samples": []}
+    older = {"usage": {"latency_p50_s": 2.5}, "run": {"model": "m"}, "samples": []}  # a report before timing
+    runs = [comparing._column(Path(name), doc, {}) for name, doc in (("new.json", timed), ("old.json", older))]
+    assert runs[0].timing == {
+        "latency_p50_s": pytest.approx(1.0),
+        "ttft_p50_s": pytest.approx(0.35),
+        "queue_p50_s": pytest.approx(0.3),
+        "output_tokens_per_s_p50": pytest.approx(100.0),
+    }
+    table = comparing.terminal_table(comparing.Comparison(runs, [], {}, 0, [{}, {}]))
+    line = "new.json: latency p50 1.00 s, first event p50 0.35 s, slot wait p50 0.30 s, 100.0 tokens/s"
+    assert any(text.startswith("timing") and text.endswith(line) for text in table)
+    assert any(text.endswith("old.json: latency p50 2.50 s") for text in table)
+    page = comparing.compare_page(comparing.Comparison(runs, [], {}, 0, [{}, {}]))
+    assert "first event p50 0.35 s" in page and "latency p50 2.50 s" in page

@@ -79,6 +79,10 @@ def test_shards_merged_equal_the_single_run(
     assert merged["run"]["shard"] is None
     assert merged["run"]["selected"] == single["run"]["selected"]
     assert merged["run"]["selection"] == single["run"]["selection"]
+    # One writer of a run section: the merged run has every field of a single run's, the same identity.
+    assert set(single["run"]) <= set(merged["run"])
+    assert merged["run"]["identity"] == single["run"]["identity"]
+    assert merged["run"]["settings"] == single["run"]["settings"] and merged["run"]["repeat"] == 1
     assert "merged 4 report(s)" in capsys.readouterr().out
 
 
@@ -173,7 +177,7 @@ def test_merge_refuses_shards_that_disagree(pytester: pytest.Pytester, capsys: p
     assert "a.json and" in err and "b.json disagree in settings" in err and "different options: temperature" in err
     assert merge(pytester, "a.json", "c.json") == cli.BAD_INPUT
     err = capsys.readouterr().err
-    assert "c.json selected different units" in err and "different options: lang" in err
+    assert "c.json selected different units" in err and "different options: acebench-lang" in err
 
 
 @pytest.mark.slow

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from pytest_toolcall.testing.server import ChatServer, Reply
 from tests.streaming.test_stream_modes import TOOLS, run
-from tests.support.chat_server import ChatServer, Reply
 
 pytestmark = pytest.mark.slow
 

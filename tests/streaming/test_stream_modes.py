@@ -16,7 +16,7 @@ from openai.lib.streaming.chat import ChatCompletionStreamState
 
 from pytest_toolcall import assert_tool_calls
 from pytest_toolcall.core.protocol.types import ChatResponse
-from tests.support.chat_server import STREAM_BREAKS, ChatServer, Reply
+from pytest_toolcall.testing.server import CHAT_STREAM_BREAKS, MESSAGES_STREAM_BREAKS, ChatServer, Reply
 
 # Every test here runs pytest against the local server: the integration set, left out of the fast loop.
 pytestmark = pytest.mark.slow
@@ -193,11 +193,14 @@ TWO_CALLS = (
 """
 )
 #: The rules a Responses stream can break (it has no [DONE]; the test server leaves call markup out).
-RESPONSES_BREAKS = [r for r in STREAM_BREAKS if r not in ("no_done", "tool_markup_in_content")]
+RESPONSES_BREAKS = [r for r in CHAT_STREAM_BREAKS if r not in ("no_done", "tool_markup_in_content")]
 
 
 @pytest.mark.parametrize(
-    ("api", "rule"), [("chat", r) for r in STREAM_BREAKS] + [("responses", r) for r in RESPONSES_BREAKS]
+    ("api", "rule"),
+    [("chat", r) for r in CHAT_STREAM_BREAKS]
+    + [("responses", r) for r in RESPONSES_BREAKS]
+    + [("messages", r) for r in MESSAGES_STREAM_BREAKS],
 )
 def test_each_stream_rule_is_named_with_its_chunk(pytester: pytest.Pytester, api: str, rule: str) -> None:
     calls = [{"name": "get_weather", "arguments": {"city": c}} for c in ("Paris", "Rome")]
@@ -215,11 +218,11 @@ def test_each_stream_rule_is_named_with_its_chunk(pytester: pytest.Pytester, api
 
 
 def test_a_sound_stream_breaks_no_rule(pytester: pytest.Pytester) -> None:
-    """The same two calls, streamed by the rules, through both APIs: no problem, the case passes."""
+    """The same two calls, streamed by the rules, through every API: no problem, the case passes."""
     calls = [{"name": "get_weather", "arguments": {"city": c}} for c in ("Paris", "Rome")]
     pytester.makefile(".toolcall.yaml", two=TWO_CALLS)
     with ChatServer(lambda body: Reply(tool_calls=calls, reasoning_content="Two lookups.")) as srv:
-        for api in ("chat", "responses"):
+        for api in ("chat", "responses", "messages"):
             _, report = run(pytester, srv, "--toolcall-stream=on", f"--toolcall-api={api}")
             assert {s["outcome"] for s in report["samples"]} == {"passed"}, api
             assert all("problems" not in s["stream"] for s in report["samples"])

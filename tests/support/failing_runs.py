@@ -18,7 +18,7 @@ import pytest
 
 from pytest_toolcall.benchmarks.acebench.benchmark import SHIPPED_ROOT
 from pytest_toolcall.benchmarks.general_fc.benchmark import SHIPPED_SET
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 
 #: A call list no ACEBench sample expects, in text (ACEBench, BFCL prompting) and as a tool call.
 WRONG_TEXT = "[wrong_call(x=1)]"

@@ -17,7 +17,7 @@ from typing import Any
 
 from pytest_toolcall.benchmarks.acebench.dataset import NORMAL, SPECIAL, load_category
 from pytest_toolcall.benchmarks.acebench.prompts import Prompts, acebench_requests
-from tests.support.chat_server import ChatServer, FaultPlan, Reply, message_text, text_key
+from pytest_toolcall.testing.server import ChatServer, FaultPlan, Reply, message_text, text_key
 
 #: A call list no ACEBench sample expects: the items answered with it fail.
 WRONG_CALL = "[wrong_call(x=1)]"
@@ -148,8 +148,10 @@ class RecordingServer(ChatServer):
         self.arrivals: list[Arrival] = []
         self._arrivals_lock = threading.Lock()
 
-    def _record(self, raw: bytes, auth: str | None) -> tuple[dict[str, Any] | None, str | None]:
-        body, fault = super()._record(raw, auth)
+    def _record(
+        self, raw: bytes, auth: str | None, api_key: str | None = None
+    ) -> tuple[dict[str, Any] | None, str | None]:
+        body, fault = super()._record(raw, auth, api_key)
         with self._arrivals_lock:
             self.arrivals.append(Arrival(time.monotonic(), body, fault, auth))
         return body, fault
@@ -177,16 +179,18 @@ def outcomes(report: dict[str, Any]) -> dict[str, str]:
     return {record["nodeid"]: record["outcome"] for record in report["samples"]}
 
 
+#: What a request's entry in a sample's usage says of time and attempts (a fault changes these).
+TIMING = ("latency_s", "retries", "queue_s", "ttft_s")
+
+
 def verdicts(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Per item, everything that a fault must not change: the record without its latency and without
-    the ids the server gives tool calls (a counter); its usage without latencies and retries."""
+    the ids the server gives tool calls (a counter); its usage without timing and retries."""
     result = {}
     for nodeid, record in records_by_nodeid(report).items():
         plain = {k: v for k, v in record.items() if k != "latency_s"}
         if isinstance(plain.get("usage"), dict):
-            requests = [
-                {k: v for k, v in r.items() if k not in ("latency_s", "retries")} for r in plain["usage"]["requests"]
-            ]
+            requests = [{k: v for k, v in r.items() if k not in TIMING} for r in plain["usage"]["requests"]]
             plain["usage"] = {**plain["usage"], "requests": requests}
         if isinstance(plain.get("tool_calls"), list):
             plain["tool_calls"] = [
@@ -201,10 +205,16 @@ def run_with_deadline(pytester: Any, seconds: float, *args: str) -> tuple[Any, f
     """``pytester.runpytest(*args)`` in-process, interrupted (as by Ctrl-C) if it runs past ``seconds``:
     a hanging run then fails its test instead of hanging the suite. Returns the result and the time."""
     timer = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGINT))
+    # A suite launched in the background inherits SIGINT ignored: the deadline must still interrupt.
+    ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     started = time.monotonic()
     timer.start()
     try:
         result = pytester.runpytest(*args, no_reraise_ctrlc=True)
     finally:
         timer.cancel()
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
     return result, time.monotonic() - started

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.benchmarks.tau2 import environment
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 
 
 @pytest.mark.slow

@@ -15,6 +15,10 @@ from typing import Any
 
 import pytest
 
+# numpy (under rank-bm25) cannot be imported twice in a process: imported here, it outlives the
+# in-process pytester runs, which drop from sys.modules what they imported.
+import rank_bm25  # noqa: F401
+
 from pytest_toolcall.benchmarks.tau2 import export, knowledge
 from pytest_toolcall.benchmarks.tau2.loop import trial_seed
 
@@ -138,3 +142,41 @@ def test_failed_requests_are_infrastructure_errors() -> None:
 def test_the_hook_offers_the_format() -> None:
     assert "tau2" in export.pytest_toolcall_export_formats()
     assert export.pytest_toolcall_export("html", report(), Path("unused")) is None
+
+
+@pytest.mark.slow
+def test_the_export_command(pytester: pytest.Pytester, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``pytest-toolcall export --format tau2`` on a run's report writes the submission folder; a
+    report it cannot export is one line (exit 2)."""
+    from pytest_toolcall.cli import main
+
+    pytester.runpytest(
+        "--toolcall-model=oracle",
+        "--toolcall-bench=tau2",
+        "--toolcall-user-model=oracle",
+        "--toolcall-tau2-domains=airline",
+        "--toolcall-limit=2",
+        "--toolcall-repeat=2",
+        "--toolcall-report=report.json",
+    )
+    out = tmp_path / "submission"
+    assert main(["export", str(pytester.path / "report.json"), "--format", "tau2", "-o", str(out)]) == 0
+    submission = json.loads((out / "submission.json").read_text(encoding="utf-8"))
+    assert submission["results"]["airline"]["pass_1"] == 100.0
+    results = json.loads((out / "trajectories" / submission["trajectory_files"]["airline"]).read_text(encoding="utf-8"))
+    assert results["info"]["num_trials"] == 2 and len(results["simulations"]) == 4
+    capsys.readouterr()
+    # banking_knowledge's task_102 without a judge: its NL assertions, so its reward, not measured
+    pytester.runpytest(
+        "--toolcall-model=oracle",
+        "--toolcall-bench=tau2",
+        "--toolcall-user-model=oracle",
+        "--toolcall-tau2-domains=banking_knowledge",
+        "-k",
+        "task_102",
+        "--toolcall-report=unmeasured.json",
+    ).assert_outcomes(skipped=1)
+    unmeasured = pytester.path / "unmeasured.json"
+    assert main(["export", str(unmeasured), "--format", "tau2", "-o", str(tmp_path / "other")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "reward was not measured" in err and "Traceback" not in err

@@ -25,8 +25,11 @@ from tests.tau2.official import (
     unpack,
 )
 
+# Telecom's hundreds of dual-control simulations are a whole data set: the slow set's.
+SETS = [pytest.param(p, marks=pytest.mark.slow) if p.parent.name == "telecom" else p for p in results_files()]
 
-@pytest.fixture(scope="module", params=results_files(), ids=lambda p: p.name.split(".")[0])
+
+@pytest.fixture(scope="module", params=SETS, ids=lambda p: p.name.split(".")[0])
 def simulations(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> list:
     return load_results(unpack(request.param, tmp_path_factory.mktemp("tau2")))
 

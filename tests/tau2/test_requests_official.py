@@ -19,7 +19,7 @@ from pytest_toolcall.benchmarks.tau2.banking_env import agent_specs, user_specs
 from pytest_toolcall.benchmarks.tau2.benchmark import domain_tasks, task_by_id
 from pytest_toolcall.benchmarks.tau2.environment import ToolSpec, tool_specs
 from pytest_toolcall.benchmarks.tau2.loop import trial_seed
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 
 REQUESTS = Path(__file__).parents[1] / "data" / "tau2" / "requests"
 DOMAINS = ("airline", "retail", "telecom", "banking_knowledge")

@@ -12,7 +12,7 @@ import pytest
 from pytest_toolcall.benchmarks.tau2 import benchmark as tau2_benchmark
 from pytest_toolcall.benchmarks.tau2.prompts import user_system_prompt
 from pytest_toolcall.benchmarks.tau2.results_file import load_results
-from tests.support.chat_server import ChatServer, Reply
+from pytest_toolcall.testing.server import ChatServer, Reply
 from tests.tau2.official import domain_files, expected, results_files, unpack
 
 # Every test here runs pytest (most against the local server): the integration set.

@@ -39,6 +39,8 @@ from pytest_toolcall.benchmarks.tau2.telecom_device import (
     VpnDetails,
 )
 
+pytestmark = pytest.mark.slow  # every telecom simulation or task: a whole data set
+
 TELECOM = Path(__file__).parents[1] / "data" / "tau2" / "telecom"
 
 

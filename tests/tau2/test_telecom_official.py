@@ -24,6 +24,8 @@ from pytest_toolcall.benchmarks.tau2.prompts import agent_system_prompt, user_sy
 from pytest_toolcall.benchmarks.tau2.results_file import load_results
 from tests.tau2.official import Replies, shape, unpack
 
+pytestmark = pytest.mark.slow  # every telecom simulation or task: a whole data set
+
 TELECOM = Path(__file__).parents[1] / "data" / "tau2" / "telecom"
 BASE = domain_tasks("telecom", "base")
 

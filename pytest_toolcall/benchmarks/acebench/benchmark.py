@@ -20,7 +20,6 @@ from pytest_toolcall.api import (
     Loaded,
     Model,
     Models,
-    Option,
     Part,
     Plan,
     Requests,
@@ -41,6 +40,7 @@ from pytest_toolcall.benchmarks.acebench.dataset import (
     family,
 )
 from pytest_toolcall.benchmarks.acebench.metrics import METRICS
+from pytest_toolcall.benchmarks.acebench.options import FIXTURES, OPTIONS
 
 #: The pinned data root shipped in the package (chenchen0103/ACEBench@56dd66c, MIT).
 SHIPPED_ROOT = Path(__file__).with_name("data")
@@ -63,27 +63,10 @@ class ACEBench(Benchmark):
         "en": "ACEBench English data",
         "zh": "ACEBench Chinese data",
     }
-    fixtures = "pytest_toolcall.benchmarks.acebench.fixtures"
-    options = (
-        Option("lang", "ACEBench language: en, zh or all", default="en", metavar="en|zh|all"),
-        Option(
-            "data-dir",
-            "ACEBench data root holding data_all/ and prompts.json (default: $TOOLCALL_DATA_DIR, else the "
-            "pinned data shipped in the package)",
-            env="TOOLCALL_DATA_DIR",
-            metavar="DIR",
-        ),
-        Option(
-            "step-prompt-lang",
-            "prompt language of agent_multi_step: 'sample' (the sample's) or 'zh' (what the "
-            "official API runner sends for both languages)",
-            default="sample",
-            metavar="sample|zh",
-        ),
-        Option(
-            "max-dialog-turns", "message cap of an ACEBench agent dialogue (official: 40)", default="40", metavar="N"
-        ),
-    )
+    fixtures = FIXTURES
+    options = OPTIONS
+    #: The official runner's sampling (the agent dialogues send their own: ``AGENT_SAMPLING``).
+    sampling: ClassVar[Mapping[str, Any]] = {"temperature": 0.7, "max_tokens": 1200}
 
     def __init__(self, settings: Any) -> None:
         super().__init__(settings)

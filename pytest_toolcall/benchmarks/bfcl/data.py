@@ -267,3 +267,113 @@ def load_multi_turn_category(
             continue
         samples.append(MultiTurnSample(obj["id"], category, obj, truth, source=f"{path}:{number}"))
     return samples, problems
+
+
+# --------------------------------------------------------------------------------------------------
+# Memory categories (BFCL V4 agentic)
+
+#: The memory backends measured here; ``memory_vector`` needs a sentence-embedding model's weights.
+MEMORY_CATEGORIES = ("memory_kv", "memory_rec_sum")
+MEMORY_NOT_MEASURED = {
+    "memory_vector": "its backend embeds texts with the sentence-transformers model all-MiniLM-L6-v2, whose weights "
+    "are downloaded at run time; without them its results cannot be reproduced",
+}
+#: The scenarios, in the official order; each has its prerequisite conversations.
+MEMORY_SCENARIOS = ("student", "customer", "finance", "healthcare", "notetaker")
+PREREQ_DIR = "memory_prereq_conversation"
+
+
+@dataclass(frozen=True)
+class MemorySample:
+    """One official memory question for one backend, with the scenario's prerequisite conversations.
+
+    Ids are the official ones of the backend's category: the question ``memory_0-customer-0`` of
+    the file is ``memory_kv_0-customer-0`` under the kv backend, a prerequisite conversation
+    ``memory_kv_prereq_22-student-0``. ``entry`` and each of ``prereqs`` are entries as the official
+    runner builds them (``id``, ``question`` turns, ``scenario``, ``involved_classes``)."""
+
+    id: str
+    category: str
+    scenario: str
+    entry: dict[str, Any]
+    ground_truth: list[str]
+    prereqs: tuple[dict[str, Any], ...]
+    source: str | None = field(default=None, compare=False)
+
+    @property
+    def backend_class(self) -> str:
+        return backend_class(self.category)
+
+
+def backend_class(category: str) -> str:
+    """The official class of a memory category's backend: ``MemoryAPI_kv`` for ``memory_kv``."""
+    return f"MemoryAPI_{category.removeprefix('memory_')}"
+
+
+def _prereq_entries(category: str, scenario: str, data_dir: Path | None, problems: list[Problem]) -> list[dict]:
+    path = (data_dir or DATA_DIR) / PREREQ_DIR / f"memory_{scenario}.json"
+    entries = []
+    for number, obj in _read_json_lines(path, problems):
+        why = _multi_turn_problem({**obj, "involved_classes": []})
+        if why:
+            problems.append(Problem(str(path), number, why))
+            continue
+        entries.append(
+            {
+                **obj,
+                "id": obj["id"].replace("memory", category),
+                "involved_classes": [backend_class(category)],
+                "scenario": scenario,
+            }
+        )
+    return entries
+
+
+def load_memory_category(category: str, data_dir: Path | None = None) -> tuple[list[MemorySample], list[Problem]]:
+    """The questions of one memory category, in file order, each with its scenario's prerequisite
+    conversations; answers paired by position as the official runner pairs them."""
+    if category not in MEMORY_CATEGORIES:
+        raise ValueError(f"not a measured BFCL memory category: {category!r}")
+    problems: list[Problem] = []
+    path = category_file("memory", data_dir)
+    entries = _read_json_lines(path, problems)
+    answer_path = answer_file("memory", data_dir)
+    answers = _read_json_lines(answer_path, problems)
+    if len(answers) != len(entries):
+        problems.append(Problem(str(answer_path), 0, f"{len(answers)} possible answers for {len(entries)} questions"))
+    prereqs = {name: tuple(_prereq_entries(category, name, data_dir, problems)) for name in MEMORY_SCENARIOS}
+    samples: list[MemorySample] = []
+    for index, (number, obj) in enumerate(entries):
+        why = _multi_turn_problem({**obj, "involved_classes": []})
+        if why is None and obj.get("scenario") not in prereqs:
+            why = f"unknown scenario {obj.get('scenario')!r}"
+        if why is None and len(obj["question"]) != 1:
+            why = "a memory question is one turn"
+        if why:
+            problems.append(Problem(str(path), number, why))
+            continue
+        paired = _paired_answer(answers, index, obj, (path, number), answer_path, problems)
+        if paired is None:
+            continue
+        answer_line, answer = paired
+        truth = answer.get("ground_truth")
+        if not (isinstance(truth, list) and truth and all(isinstance(text, str) for text in truth)):
+            problems.append(Problem(str(answer_path), answer_line, "'ground_truth' is not a list of answer texts"))
+            continue
+        entry = {
+            **obj,
+            "id": obj["id"].replace("memory", category),
+            "involved_classes": [backend_class(category)],
+        }
+        samples.append(
+            MemorySample(
+                id=entry["id"],
+                category=category,
+                scenario=obj["scenario"],
+                entry=entry,
+                ground_truth=truth,
+                prereqs=prereqs[obj["scenario"]],
+                source=f"{path}:{number}",
+            )
+        )
+    return samples, problems

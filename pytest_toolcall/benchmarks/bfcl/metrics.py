@@ -38,6 +38,20 @@ IRRELEVANCE = ("irrelevance", "live_irrelevance")
 RELEVANCE = ("live_relevance",)
 MULTI_TURN = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
 OVERALL_WEIGHTS = {"non_live": 10, "live": 10, "irrelevance": 10, "multi_turn": 30, "agentic": 40}
+#: BFCL V4's agentic part: web search (two categories) and memory (three backends), each the
+#: unweighted mean of its categories; agentic is the unweighted mean of the two.
+WEB_SEARCH = ("web_search_base", "web_search_no_snippet")
+MEMORY_OFFICIAL = ("memory_kv", "memory_vector", "memory_rec_sum")
+#: The memory categories measured here (the vector backend needs embedding-model weights).
+MEMORY = ("memory_kv", "memory_rec_sum")
+#: Not measured, with the reason (named wherever the V4 overall is shown).
+NOT_MEASURED = {
+    "web_search_base": "needs a live web-search API",
+    "web_search_no_snippet": "needs a live web-search API",
+    "memory_vector": "needs the weights of the embedding model all-MiniLM-L6-v2",
+}
+#: The non-scoring category: the same 200 single-turn entries asked in 26 prompt formats.
+FORMAT_SENSITIVITY = "format_sensitivity"
 
 
 @dataclass(frozen=True)
@@ -124,16 +138,14 @@ def summary_scores(
     irrelevance = _mean(merged, IRRELEVANCE)
     relevance = _mean(merged, RELEVANCE)
     multi = _mean(merged, MULTI_TURN)
-    agentic = Score(None, 0.0, True)  # web search and memory are not part of this plugin
+    # OVERALL keeps the meaning it had before the agentic part was measured here: agentic counts 0
+    # in ``official`` and is left out of the renormalised value, which is therefore always partial.
+    agentic = Score(None, 0.0, True)
     groups = {"non_live": non_live, "live": live, "irrelevance": irrelevance, "multi_turn": multi, "agentic": agentic}
-    official = sum(OVERALL_WEIGHTS[name] * groups[name].official for name in groups) / sum(OVERALL_WEIGHTS.values())
-    run = {name: score.value for name, score in groups.items() if score.value is not None}
-    run_weight = sum(OVERALL_WEIGHTS[name] for name in run)
-    value = sum(OVERALL_WEIGHTS[name] * measured for name, measured in run.items()) / run_weight if run else None
-    # Agentic (40 % of the official overall) is outside this plugin by design: it counts 0 in
-    # ``official`` and leaves the renormalised value always partial, since that value never covers
-    # what the leaderboard's overall covers.
-    overall = Score(value, official, True)
+    # V4's agentic part as the leaderboard computes it (what did not run counts 0 in ``official``).
+    web_search = _mean(merged, WEB_SEARCH)
+    memory = _mean(merged, MEMORY_OFFICIAL)
+    agentic_v4 = _mean_of_scores([web_search, memory])
     return {
         "simple": simple,
         "non_live": non_live,
@@ -142,8 +154,22 @@ def summary_scores(
         "relevance": relevance,
         "multi_turn": multi,
         "agentic": agentic,
-        "overall": overall,
+        "overall": _overall(groups),
+        "web_search": web_search,
+        "memory": memory,
+        "agentic_v4": agentic_v4,
+        "overall_v4": _overall({**groups, "agentic": agentic_v4}),
     }
+
+
+def _overall(groups: Mapping[str, Score]) -> Score:
+    """The official weighted sum (``official``: what did not run counts 0) and its value renormalised
+    over the groups that ran; partial always (web search is never measured here)."""
+    official = sum(OVERALL_WEIGHTS[name] * groups[name].official for name in groups) / sum(OVERALL_WEIGHTS.values())
+    run = {name: score.value for name, score in groups.items() if score.value is not None}
+    run_weight = sum(OVERALL_WEIGHTS[name] for name in run)
+    value = sum(OVERALL_WEIGHTS[name] * measured for name, measured in run.items()) / run_weight if run else None
+    return Score(value, official, True)
 
 
 def metrics_block(
@@ -181,9 +207,16 @@ ALL_CATEGORIES = (
     "live_irrelevance",
     "live_relevance",
     *MULTI_TURN,
+    *MEMORY,
+    FORMAT_SENSITIVITY,
 )
-#: Official categories this plugin does not run.
-OUT_OF_SCOPE = ("web_search", "memory", "format_sensitivity")
+#: The categories of BFCL V3's overall (what ``overall`` covers).
+V3_CATEGORIES = ALL_CATEGORIES[: ALL_CATEGORIES.index(MULTI_TURN[-1]) + 1]
+#: Official categories this plugin does not run (with the reason: ``NOT_MEASURED``).
+OUT_OF_SCOPE = tuple(NOT_MEASURED)
+#: The rows of the block: every official category, the ones not measured here included, so that the
+#: official values count them as 0 as the leaderboard does, and the summary names them.
+ROW_NAMES = (*V3_CATEGORIES, "memory_kv", "memory_vector", "memory_rec_sum", *WEB_SEARCH, FORMAT_SENSITIVITY)
 
 
 def live_sizes() -> dict[str, int]:
@@ -191,12 +224,25 @@ def live_sizes() -> dict[str, int]:
     return {name: dataset_size(name) for name in LIVE_AST}
 
 
+#: The V4 overall's weights: OVERALL's, with the agentic part as the leaderboard computes it.
+V4_WEIGHTS = {**{g: w for g, w in OVERALL_WEIGHTS.items() if g != "agentic"}, "agentic_v4": OVERALL_WEIGHTS["agentic"]}
+
+
+def weighted(weights: Mapping[str, int]) -> tuple[str, ...]:
+    """Members of a declared group (an unweighted mean) giving a weighted mean: each member repeated
+    its weight's number of times (the V4 overall's 10/10/10/30/40 as 1/1/1/3/4)."""
+    return tuple(name for name, weight in weights.items() for _ in range(weight // 10))
+
+
 #: BFCL's metrics, declared: a row per category (with its ceiling), the official summary scores as
-#: groups (``simple`` a step of ``non_live``; ``live`` weighted by sample counts; ``agentic`` not part
-#: of this plugin) and OVERALL weighted as the leaderboard weighs them. The category ``irrelevance``
-#: and the summary score ``irrelevance`` share a name: the gate names the score ``group.irrelevance``.
+#: groups (``simple`` a step of ``non_live``; ``live`` weighted by sample counts; ``agentic`` counted
+#: 0 by OVERALL, which keeps the meaning it had before the agentic part was measured here) and
+#: OVERALL weighted as the leaderboard weighs them. The V4 parts: ``memory`` (the three backends, the
+#: vector one not measured), ``web_search`` (not measured), ``agentic_v4`` (their mean) and
+#: ``overall_v4`` (the official weights with ``agentic_v4``). The category ``irrelevance`` and the
+#: summary score ``irrelevance`` share a name: the gate names the score ``group.irrelevance``.
 METRICS = Metrics(
-    rows=(Rows(names=ALL_CATEGORIES),),
+    rows=(Rows(names=ROW_NAMES),),
     columns=(Column("ceiling", "ceiling"),),
     groups={
         "simple": Group(SIMPLE_GROUP, shown=False),
@@ -206,6 +252,10 @@ METRICS = Metrics(
         "relevance": Group(RELEVANCE),
         "multi_turn": Group(MULTI_TURN),
         "agentic": Group((), shown=False),
+        "memory": Group(MEMORY_OFFICIAL),
+        "web_search": Group(WEB_SEARCH, shown=False),
+        "agentic_v4": Group(("web_search", "memory"), shown=False),
+        "overall_v4": Group(weighted(V4_WEIGHTS)),
     },
     overall=Overall(OVERALL_WEIGHTS),
     group_intervals=False,
@@ -213,13 +263,29 @@ METRICS = Metrics(
     row_official=False,
     errored_scores_zero=True,
     data_sizes=live_sizes,
-    fields=lambda benchmark, records: own_fields(benchmark.mode),
+    numbers=("format_robustness",),
+    fields=lambda benchmark, records: own_fields(benchmark.mode, records),
 )
 
 
-def own_fields(mode: str) -> dict[str, Any]:
-    """The fields of the block that are BFCL's own: the mode it ran in, what it does not run."""
-    return {"mode": mode, "out_of_scope": list(OUT_OF_SCOPE)}
+def own_fields(mode: str, records: Iterable[Mapping[str, Any]] = ()) -> dict[str, Any]:
+    """The fields of the block that are BFCL's own: the mode it ran in, what it does not measure and
+    why, what the V4 overall misses, the second number without the known-defective items, the
+    format-sensitivity spread. ``missing_categories`` leaves out what is not measured (named apart)
+    and, in fc mode, format sensitivity (asked in prompting mode only, as officially)."""
+    rows = [r for r in records if r.get("outcome") != "skipped"]
+    ran = {r.get("category") for r in rows}
+    fields: dict[str, Any] = {"mode": mode, "out_of_scope": list(OUT_OF_SCOPE), "not_measured": dict(NOT_MEASURED)}
+    if rows:
+        fields["missing_categories"] = [
+            c
+            for c in ROW_NAMES
+            if c not in ran and c not in NOT_MEASURED and not (c == FORMAT_SENSITIVITY and mode == "fc")
+        ]
+        fields["overall_v4_missing"] = [c for c in (*V3_CATEGORIES, *MEMORY_OFFICIAL, *WEB_SEARCH) if c not in ran]
+        fields["without_defective"] = without_defective(rows)
+        fields.update(format_sensitivity_fields([r for r in rows if r.get("category") == FORMAT_SENSITIVITY]))
+    return fields
 
 
 def bfcl_metrics(records: Iterable[Mapping[str, Any]], sizes: Mapping[str, int], mode: str) -> dict[str, Any]:
@@ -230,7 +296,68 @@ def bfcl_metrics(records: Iterable[Mapping[str, Any]], sizes: Mapping[str, int],
     A category counts every item that ran, errors included (an item whose request failed did not
     pass); a category with fewer items than the data holds, or with errors, makes every score it is
     part of partial, as a category that did not run at all does."""
-    return {**derive_block(METRICS, records, sizes), **own_fields(mode)}
+    return {**derive_block(METRICS, records, sizes), **own_fields(mode, records)}
+
+
+@cache
+def known_defective() -> dict[str, dict[str, str]]:
+    """The shipped list of items no model can pass (``known_defective.json``): id -> its entry."""
+    import json
+    from pathlib import Path
+
+    listed = json.loads(Path(__file__).with_name("known_defective.json").read_text(encoding="utf-8"))
+    return {item["id"]: item for item in listed["items"]}
+
+
+def without_defective(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """The second number: each category and summary score with the known-defective items left out
+    (the official numbers keep them). ``excluded``: the listed items this run ran."""
+    defective = known_defective()
+    rows = [r for r in records if r.get("category") != FORMAT_SENSITIVITY]
+    kept = [r for r in rows if r.get("id") not in defective]
+    excluded = sorted({str(r.get("id")) for r in rows if r.get("id") in defective})
+    block = derive_block(METRICS, kept)
+    return {
+        "excluded": excluded,
+        "categories": {name: row["accuracy"] for name, row in block["categories"].items()},
+        "scores": {
+            name: {"value": score["value"], "official": score["official"]} for name, score in block["scores"].items()
+        },
+    }
+
+
+def format_sensitivity_fields(rows: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """The official format-sensitivity statistics: the accuracy of each prompt format, and their
+    spread across formats: ``max_delta`` (highest minus lowest accuracy) and ``std`` (sample standard
+    deviation), both in percentage points rounded to 2 places as the official score file has them
+    (0 when fewer than two formats ran). ``format_robustness`` = 1 - max_delta / 100 is the gate
+    (``bfcl.format_robustness``): a lower bound on it bounds the spread."""
+    if not rows:
+        return {}
+    import statistics
+
+    stats: dict[str, list[int]] = {}
+    for record in rows:
+        pair = stats.setdefault(str(record.get("format")), [0, 0])
+        pair[0] += record.get("score") == 1.0
+        pair[1] += 1
+    by_format = {name: {"accuracy": c / t, "correct_count": c, "total_count": t} for name, (c, t) in stats.items()}
+    accuracies = [entry["accuracy"] for entry in by_format.values()]
+    if len(accuracies) > 1:
+        max_delta = round((max(accuracies) - min(accuracies)) * 100, 2)
+        std = round(statistics.stdev(accuracies) * 100, 2)
+        variance = round(statistics.variance(accuracies) * 100**2, 2)
+    else:
+        max_delta = std = variance = 0.0
+    return {
+        "format_sensitivity": {
+            "accuracy_max_delta": max_delta,
+            "accuracy_std": std,
+            "accuracy_variance": variance,
+            "by_format": by_format,
+        },
+        "format_robustness": 1 - max_delta / 100,
+    }
 
 
 def score_weights(counts: Mapping[str, int]) -> dict[str, dict[str, float]]:

@@ -43,19 +43,32 @@ def decoder(mode: str) -> Callable[[Any], list[str]]:
     return lambda raw: decode_execute(raw, mode)
 
 
-def run_with_model(sample: MultiTurnSample, mode: str, model: Model, sampling: dict[str, Any]) -> DialogueRun:
+#: How a reply of ``tool_calls: []`` is read: ``official`` as 6ea5797's handler reads it (the step's
+#: recorded response is the empty list, its text is lost), ``fixed`` as the upstream fixes read it
+#: (the text is kept, as for ``tool_calls: null``).
+EMPTY_TOOL_CALLS = ("official", "fixed")
+
+
+def run_with_model(
+    sample: MultiTurnSample, mode: str, model: Model, sampling: dict[str, Any], empty_tool_calls: str = "official"
+) -> DialogueRun:
     """The dialogue against ``model`` (a request that fails after retries raises: the item errors)."""
 
     def ask(messages: list[dict[str, Any]], functions: list[dict[str, Any]] | None) -> ModelReply:
         tools = openai_tools(hinted_functions(functions, sample.category)) if functions is not None else None
         response: ChatResponse = model.submit(ChatRequest(messages, tools=tools or None, sampling=sampling)).result()
-        return model_reply(response, mode)
+        return model_reply(response, mode, empty_tool_calls)
 
     return _run(sample, mode, ask)
 
 
-def model_reply(response: ChatResponse, mode: str) -> ModelReply:
-    """What goes into the history and what is recorded, as the official handler keeps them."""
+def model_reply(response: ChatResponse, mode: str, empty_tool_calls: str = "official") -> ModelReply:
+    """What goes into the history and what is recorded, as the official handler keeps them. The
+    history keeps the message as the endpoint sent it, so an empty ``tool_calls`` list stays in it
+    under both readings; only what is recorded differs."""
+    if mode == "fc" and not response.tool_calls and response.empty_tool_calls:
+        kept: dict[str, Any] = {"role": "assistant", "content": response.content, "tool_calls": []}
+        return ModelReply(message=kept, raw=[] if empty_tool_calls == "official" else response.content)
     if mode == "fc" and response.tool_calls:
         ids = [str(call.get("id") or f"call_{n}") for n, call in enumerate(response.tool_calls)]
         message: dict[str, Any] = {

@@ -13,7 +13,6 @@ only when a case file is read.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -24,54 +23,19 @@ from pytest_toolcall.api import (
     ChatRequest,
     Dialogue,
     Loaded,
-    Metrics,
     Models,
     Part,
     Plan,
     Requests,
-    Rows,
     Skip,
     Unit,
     Verdict,
 )
+from pytest_toolcall.benchmarks.cases.names import METRICS, SUFFIXES
 
 if TYPE_CHECKING:
     from pytest_toolcall.api import Settings
     from pytest_toolcall.benchmarks.cases.mcp_servers import ServerPool
-
-#: The same as ``format.SUFFIXES`` (not imported from there: that imports YAML).
-SUFFIXES = (".toolcall.yaml", ".toolcall.yml", ".toolcall.jsonl")
-
-
-def _file_labels(paths: Any) -> Mapping[str, str]:
-    from pytest_toolcall.benchmarks.cases.metrics import file_labels
-
-    return file_labels(paths)
-
-
-def _file_stem(path: str) -> str:
-    from pytest_toolcall.benchmarks.cases.format import case_file_stem
-
-    return case_file_stem(path)
-
-
-def _block(benchmark: Any, records: list[dict[str, Any]]) -> dict[str, Any]:
-    from pytest_toolcall.benchmarks.cases.metrics import cases_block
-
-    return cases_block(records)
-
-
-#: The cases' metrics, declared: accuracy per file (``cases.file.<file>``: its stem, or its path
-#: without the suffix where stems collide; a stem that several files share reads them pooled), per
-#: tag (``cases.tag.<tag>``) and OVERALL, every case alike. Errors and skips are counted apart
-#: (``metrics.cases_block``). (Functions that import lazily: this module is imported at every start.)
-METRICS = Metrics(
-    rows=(
-        Rows(key="files", field="file", gate="file", labels=_file_labels, short=_file_stem),
-        Rows(key="tags", field="tags", gate="tag"),
-    ),
-    block=_block,
-)
 
 
 class Cases(Benchmark):

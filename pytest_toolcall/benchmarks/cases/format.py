@@ -31,11 +31,11 @@ from pytest_toolcall.api import door, jsonl, patterns
 from pytest_toolcall.api.files import read_regular_file
 from pytest_toolcall.api.native import schema_problem
 from pytest_toolcall.api.text import clip
+from pytest_toolcall.benchmarks.cases.names import SUFFIXES, case_file_stem
 
 if TYPE_CHECKING:
     from pytest_toolcall.benchmarks.cases.mcp_servers import ServerPool
 
-SUFFIXES = (".toolcall.yaml", ".toolcall.yml", ".toolcall.jsonl")
 EXPECT_KINDS = ("no_call", "should_call_tool", "calls", "any_of", "status")
 MATCHER_SHAPES = "{$regex: string}, {$one_of: [values]}, {$approx: number, $tol: number} or {$any: true}"
 
@@ -102,14 +102,6 @@ class Case:
 
 def is_case_file(path: str | Path) -> bool:
     return Path(path).name.endswith(SUFFIXES)
-
-
-def case_file_stem(path: str | Path) -> str:
-    name = Path(path).name
-    for suffix in SUFFIXES:
-        if name.endswith(suffix):
-            return name[: -len(suffix)]
-    return Path(path).stem
 
 
 @cache

@@ -44,7 +44,11 @@ def check_oracle(case: Case) -> None:
     answer = oracle_answer(case)
     calls = answer.get("tool_calls") or []
     response = ChatResponse(
-        answer.get("content"), "tool_calls" if calls else "stop", calls, status=answer.get("status", 200)
+        answer.get("content"),
+        "tool_calls" if calls else "stop",
+        calls,
+        status=answer.get("status", 200),
+        usage=answer.get("usage"),
     )
     verdict = judge_case(case, response)
     if not verdict.passed:

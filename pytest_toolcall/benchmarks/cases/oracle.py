@@ -36,8 +36,32 @@ class NotAnswerable(OracleError):
 
 def oracle_answer(case: Case) -> dict[str, Any]:
     """The reference the oracle model answers with (``ChatRequest.reference``):
-    ``{"content": text}`` or ``{"content": None, "tool_calls": [{"id", "name", "arguments"}]}``."""
-    return _answer(case.expect, case.tools)
+    ``{"content": text}`` or ``{"content": None, "tool_calls": [{"id", "name", "arguments"}]}``, with
+    ``usage`` when the case expects counts."""
+    return _beside(_answer(case.expect, case.tools), case.expect, case.settings)
+
+
+def _beside(answer: dict[str, Any], expect: dict[str, Any], settings: dict[str, Any] | None) -> dict[str, Any]:
+    """The answer made to hold the expectations beside the calls: JSON text for ``json_output``, a
+    greeting in the ``language``, the ``usage`` counts expected."""
+    answer = dict(answer)
+    if answer.get("tool_calls") or "status" in answer:
+        return {**answer, "usage": expect["usage"]} if "usage" in expect else answer
+    if expect.get("json_output"):
+        form = (settings or {}).get("response_format") or {}
+        schema = (form.get("json_schema") or {}).get("schema") if form.get("type") == "json_schema" else None
+        try:
+            value = _generator(schema).value(schema) if schema is not None else {"answer": NO_TOOL_ANSWER}
+        except (Unsatisfiable, RecursionError) as exc:
+            raise OracleError(f"cannot build JSON valid against the response_format schema: {exc}") from None
+        answer["content"] = json.dumps(value, ensure_ascii=False)
+    elif "language" in expect:
+        from pytest_toolcall.benchmarks.cases.checks import LANGUAGES
+
+        answer["content"] = LANGUAGES[expect["language"]][2]
+    if "usage" in expect:
+        answer["usage"] = dict(expect["usage"])
+    return answer
 
 
 def oracle_reply(expect: dict[str, Any], tools: list[dict[str, Any]]) -> dict[str, Any]:
@@ -47,7 +71,7 @@ def oracle_reply(expect: dict[str, Any], tools: list[dict[str, Any]]) -> dict[st
     missing = sorted({call["name"] for call in _all_calls(expect)} - offered)
     if missing:
         raise OracleError(f"it expects a call to {', '.join(map(repr, missing))}, which the request does not offer")
-    return _answer(expect, tools)
+    return _beside(_answer(expect, tools), expect, None)
 
 
 def _all_calls(expect: dict[str, Any]) -> list[dict[str, Any]]:

@@ -14,6 +14,7 @@ from typing import Any
 
 from pytest_toolcall.api import REASONING_ONLY, UNEXPECTED_STATUS, ChatResponse
 from pytest_toolcall.api.text import clip
+from pytest_toolcall.benchmarks.cases import checks
 from pytest_toolcall.benchmarks.cases.format import Case
 from pytest_toolcall.benchmarks.cases.matching import AnswerCall, CaseVerdict, describe_answer, judge, parse_call
 
@@ -134,13 +135,17 @@ def answer_calls(response: ChatResponse | ToolCallResponse) -> list[AnswerCall]:
 
 
 def judge_response(
-    response: ChatResponse | ToolCallResponse, expect: dict[str, Any], tools: list[dict[str, Any]] | None
+    response: ChatResponse | ToolCallResponse,
+    expect: dict[str, Any],
+    tools: list[dict[str, Any]] | None,
+    settings: dict[str, Any] | None = None,
 ) -> CaseVerdict:
     """The verdict of an answer against an expectation (assumed valid: see ``format.expect_problem``).
 
     Two rules come before the calls: ``expect.status`` wants the request refused with that HTTP status
     (an answer is the failure ``unexpected_status``); and an answer that is reasoning alone, with
-    neither text nor a tool call, fails as ``reasoning_only`` whatever was expected."""
+    neither text nor a tool call, fails as ``reasoning_only`` whatever was expected. The expectations
+    beside the calls (``checks.py``) come after them; ``settings``: the case's (``response_format``)."""
     status = getattr(response, "status", 200)
     wanted = expect.get("status")
     if wanted is not None or status != 200:
@@ -161,9 +166,17 @@ def judge_response(
             f"{REASONING_ONLY}: the answer is reasoning alone, with no text and no tool call: "
             f"{clip(response.reasoning)}",
         )
-    return judge(expect, calls, response.content, response.finish_reason, tools)
+    verdict = judge(expect, calls, response.content, response.finish_reason, tools)
+    if not verdict.passed:
+        return verdict
+    raw = [(call.name, call.raw_arguments) for call in calls]
+    beside = checks.check(expect, response.content, raw, response.usage, tools, settings)
+    if beside is None:
+        return verdict
+    kind, message = beside
+    return CaseVerdict(False, kind, f"{message}\nanswer: {describe_answer(calls, response.content)}", verdict.calls)
 
 
 def judge_case(case: Case, response: ChatResponse | ToolCallResponse) -> CaseVerdict:
     """The verdict of an answer to a loaded case."""
-    return judge_response(response, case.expect, case.tools)
+    return judge_response(response, case.expect, case.tools, case.settings)

@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from pytest_toolcall.api import (
+    MAJORITY,
     Benchmark,
     ChatRequest,
     DataError,
     Loaded,
+    Metrics,
     Models,
-    Option,
     Part,
     Plan,
     Requests,
@@ -21,34 +22,53 @@ from pytest_toolcall.api import (
     Verdict,
     usage_error,
 )
-from pytest_toolcall.benchmarks.general_fc.metrics import METRICS
+from pytest_toolcall.benchmarks.general_fc.options import OPTIONS
 
 #: The set shipped in the package: 511 labelled requests from MoonshotAI's K2-Vendor-Verifier samples.
 SHIPPED_SET = Path(__file__).with_name("data") / "k2vv_zh_511.jsonl"
 
 
+def _block(benchmark: Any, records: list[dict[str, Any]]) -> dict[str, Any]:
+    from pytest_toolcall.benchmarks.general_fc.metrics import general_fc_block
+
+    return general_fc_block(benchmark, records)
+
+
+def _compare_decisions(baseline: list[dict[str, Any]], now: list[dict[str, Any]]) -> dict[str, Any]:
+    from pytest_toolcall.benchmarks.general_fc.metrics import compare_decisions
+
+    return compare_decisions(baseline, now)
+
+
+def _compare_passes(baseline: list[dict[str, Any]], now: list[dict[str, Any]]) -> dict[str, Any]:
+    from pytest_toolcall.benchmarks.general_fc.metrics import compare_passes
+
+    return compare_passes(baseline, now)
+
+
+#: general_fc's metrics, declared: no rows, the numbers of K2-Vendor-Verifier's table as gate names
+#: (``agreement`` with ``--toolcall-reference``), tool-call F1 compared by its own paired test (gated)
+#: and the share of lines passed by McNemar's; a line's decision under repeats is its majority.
+#: (The functions import ``metrics`` when called: importing it, and its scorer, at every pytest start
+#: would cost every run.)
+METRICS = Metrics(
+    rows=(),
+    numbers=("tool_call_f1", "tool_call_precision", "tool_call_recall", "schema_accuracy", "agreement", "accuracy"),
+    reducer=MAJORITY,
+    gated=("tool_call_f1",),
+    block=_block,
+    tests={"tool_call_f1": _compare_decisions, "accuracy": _compare_passes},
+)
+
+
 class GeneralFC(Benchmark):
     name = "general_fc"
     metrics = METRICS
-    options = (
-        Option(
-            "general-fc",
-            "general_fc JSONL file(s), comma-separated (messages, tools, should_call_tool per line; "
-            "default: the shipped k2vv_zh_511 set); selects general_fc when --toolcall-bench is not given",
-            metavar="PATH",
-            selects=True,
-        ),
-        Option(
-            "reference",
-            "JSON report of a reference run on the same general_fc file(s), holding every line this run "
-            "selects: agreement of the decisions to call (gate name general_fc.agreement)",
-            metavar="REPORT",
-        ),
-    )
+    options = OPTIONS
 
     def __init__(self, settings: Any) -> None:
         super().__init__(settings)
-        given = settings.option("general-fc") or ""
+        given = settings.option("files") or ""
         self.files = tuple(Path(p.strip()).expanduser() for p in given.split(",") if p.strip()) or (SHIPPED_SET,)
         stems = [path.stem for path in self.files]
         if len(set(stems)) != len(stems):

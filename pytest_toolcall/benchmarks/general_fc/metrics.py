@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_toolcall.api import MAJORITY, Metrics, failure_kind_counts
+from pytest_toolcall.api import MAJORITY, failure_kind_counts
 from pytest_toolcall.api.statistics import (
     accuracy_interval,
     as_list,
@@ -28,7 +28,7 @@ from pytest_toolcall.api.statistics import (
 )
 from pytest_toolcall.benchmarks.general_fc.scoring import ERROR, OTHER, SKIPPED, TOOL_CALLS
 
-# ---- the declaration ----------------------------------------------------------------------------
+# ---- what the declaration (``benchmark.METRICS``) names -----------------------------------------
 
 
 def general_fc_block(benchmark: Any, records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -65,18 +65,6 @@ def compare_passes(baseline: list[dict[str, Any]], now: list[dict[str, Any]]) ->
 
     return compare_metric(passes(baseline), passes(now))
 
-
-#: general_fc's metrics, declared: no rows, the numbers of K2-Vendor-Verifier's table as gate names
-#: (``agreement`` with ``--toolcall-reference``), tool-call F1 compared by its own paired test (gated)
-#: and the share of lines passed by McNemar's; a line's decision under repeats is its majority.
-METRICS = Metrics(
-    rows=(),
-    numbers=("tool_call_f1", "tool_call_precision", "tool_call_recall", "schema_accuracy", "agreement", "accuracy"),
-    reducer=MAJORITY,
-    gated=("tool_call_f1",),
-    block=general_fc_block,
-    tests={"tool_call_f1": compare_decisions, "accuracy": compare_passes},
-)
 
 # ---- aggregates ------------------------------------------------------------------------------
 

@@ -19,7 +19,6 @@ from pytest_toolcall.api import (
     Loaded,
     Model,
     Models,
-    Option,
     Part,
     Plan,
     Role,
@@ -31,6 +30,7 @@ from pytest_toolcall.api import (
 )
 from pytest_toolcall.benchmarks.tau2.metrics import METRICS
 from pytest_toolcall.benchmarks.tau2.names import ALL_DOMAINS, DATA
+from pytest_toolcall.benchmarks.tau2.options import OPTIONS
 
 COMMIT = "a2c0247"
 SPLITS = ("leaderboard", "base", "train", "test", "full", "small")
@@ -69,34 +69,10 @@ class Tau2(Benchmark):
     }
     #: The official results and submission files (``pytest-toolcall export --format tau2``).
     hooks: ClassVar[str | None] = "pytest_toolcall.benchmarks.tau2.export"
-    options = (
-        Option(
-            "tau2-domains",
-            "τ²-bench domains, comma-separated: airline, retail, telecom (the default), banking_knowledge",
-            default="airline,retail,telecom",
-            metavar="LIST",
-        ),
-        Option(
-            "tau2-retrieval",
-            "τ³-bench banking_knowledge retrieval configuration (part of the run's identity; scores compare only "
-            "within one): bm25, grep_only, full_kb, golden_retrieval, no_knowledge",
-            default="bm25",
-            metavar="NAME",
-        ),
-        Option(
-            "tau2-split",
-            "τ²-bench task split: leaderboard (each domain's leaderboard set: base), base, train, test, full, small",
-            default="leaderboard",
-            metavar="NAME",
-        ),
-        Option(
-            "tau2-results",
-            "grade the simulations of τ²-bench results files (tau2 run's JSON) again, as tau2 evaluate-trajs; "
-            "nothing is sent to the model",
-            metavar="FILE[,FILE]",
-            selects=True,
-        ),
-    )
+    options = OPTIONS
+    #: The official sampling of the agent and the user simulator (``DEFAULT_LLM_ARGS_*`` at a2c0247):
+    #: temperature 0, no token cap; the run's --toolcall-temperature/--toolcall-max-tokens replace it.
+    sampling: ClassVar[Mapping[str, Any]] = {"temperature": 0.0}
 
     def __init__(self, settings: Any) -> None:
         super().__init__(settings)
@@ -366,6 +342,8 @@ def _speaker(model: Model, task: dict[str, Any], trial: int, oracle: bool, side:
         reference: Any = None
         if oracle:
             reference = oracle_agent_reply(task, messages) if side == "agent" else oracle_user_reply(task, messages)
+        # The trial's seed and tool_choice; the temperature is the benchmark's ``sampling``, which
+        # the run adds to every request of the unit (what the request sets itself wins).
         sampling = request_sampling(trial, tools)
         response = model.submit(ChatRequest(messages, tools, sampling=sampling, reference=reference)).result()
         return response.content, decode_calls(response.tool_calls)

@@ -33,9 +33,6 @@ from pytest_toolcall.benchmarks.tau2.prompts import GREETING, agent_system_promp
 
 MAX_STEPS = 200
 MAX_ERRORS = 10
-#: The official sampling of the agent and the user simulator (``DEFAULT_LLM_ARGS_*``): temperature
-#: 0 and no token cap.
-SAMPLING: dict[str, Any] = {"temperature": 0.0, "max_tokens": None}
 #: The official runner's seed (``DEFAULT_SEED``), from which it draws each trial's.
 RUN_SEED = 300
 
@@ -52,10 +49,10 @@ def trial_seed(trial: int) -> int:
 
 
 def request_sampling(trial: int, tools: list[dict[str, Any]] | None) -> dict[str, Any]:
-    """What a request of either side carries besides its messages and tools, as the official
-    ``generate`` sends it: the sampling, the trial's seed, and ``tool_choice: auto`` when there are
-    tools."""
-    sampling = {**SAMPLING, "seed": trial_seed(trial)}
+    """What a request of either side carries besides its messages, tools and the benchmark's
+    sampling (temperature 0), as the official ``generate`` sends it: the trial's seed, and
+    ``tool_choice: auto`` when there are tools."""
+    sampling: dict[str, Any] = {"seed": trial_seed(trial)}
     if tools:
         sampling["tool_choice"] = "auto"
     return sampling

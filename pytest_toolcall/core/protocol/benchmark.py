@@ -2,17 +2,18 @@
 
 A benchmark turns its data into *units* (one pytest item each, ``load``), says what to ask the model
 for a unit (``plan``) and scores the answer into a ``Verdict`` (``score``): those three are required.
-Everything else has a default here that works for any benchmark whose unit passes or fails: the
+It declares what it measures (``metrics``: ``core.protocol.metrics.Metrics``, rows, groups and
+weights, the repeats' reducer, gate names), and the generic layer derives from that declaration the
 metrics block (per-category accuracy with its interval, OVERALL, the official value, repeats and
-flaky units, failure kinds, what is missing: ``core.protocol.blocks``), its terminal table, its gate names
-and values, its JUnit properties and the paired comparison against a baseline. A benchmark overrides
-only what is its own (ACEBench's weighted groups, general_fc's F1, BFCL's official summary scores).
+flaky units, failure kinds, what is missing: ``core.protocol.blocks``), its gate names and values,
+its JUnit properties and the paired comparison against a baseline; those methods are final. The
+rest has defaults here; a benchmark overrides ``summary_parts`` only for a table of its own.
 Collection, model access, the response store, records, the JSON report, JUnit and the gate only ever
 call these methods, so a new benchmark is one package registered under the entry-point group
 ``pytest_toolcall.benchmarks`` (``docs/writing-a-benchmark.md``).
 
 Data flows one way: sample -> ``plan`` (requests) -> responses -> ``score`` (verdict) -> record ->
-``aggregate`` (metrics block) -> ``summary`` / ``gate_values`` / report.
+``aggregate`` (metrics block, by the declaration) -> ``summary`` / ``gate_values`` / report.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, final
 
 from pytest_toolcall.core.protocol.metrics import Metrics
+from pytest_toolcall.core.protocol.nodeids import MODULE_NODEID
+from pytest_toolcall.core.protocol.nodeids import is_module_nodeid as is_module_nodeid  # (for the runner)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -30,9 +33,6 @@ if TYPE_CHECKING:
     from pytest_toolcall.core.protocol.options import BenchmarkSettings, Option
     from pytest_toolcall.core.protocol.tables import Part
     from pytest_toolcall.core.protocol.types import ChatRequest, Model, Role
-
-#: The node id of the module node that holds every benchmark item.
-MODULE_NODEID = "toolcall"
 
 
 @dataclass(frozen=True)
@@ -93,12 +93,6 @@ class Unit:
             "repeat": self.attempt or 1,
             **self.fields,
         }
-
-
-def is_module_nodeid(nodeid: str) -> bool:
-    """Whether a node id is of the ``toolcall`` module node (a benchmark item, a data problem, a
-    benchmark's function): never a path pytest could open."""
-    return nodeid.startswith(f"{MODULE_NODEID}::")
 
 
 # --- what to ask ------------------------------------------------------------------------------
@@ -162,6 +156,12 @@ class Models(Protocol):
         references."""
         ...
 
+    def through(self, api: str, stream: bool) -> Model:
+        """The model under test asked through this wire format (``chat``, ``responses``,
+        ``messages``), streamed or not, whatever the run's ``--toolcall-api`` and ``--toolcall-stream``
+        (the conformance probes ask every path); the oracle's answers are the oracle's."""
+        ...
+
     def exchange(self, kind: str, request: Any, perform: Callable[[], Any]) -> Any:
         """What an environment outside the model (an MCP server) answers to ``request`` (plain JSON),
         kept in the response store with the unit's answers so that a replay needs no environment:
@@ -213,6 +213,9 @@ class _Replanning:
     def judge(self) -> Model | None:
         raise _NoModel
 
+    def through(self, api: str, stream: bool) -> Model:
+        raise _NoModel
+
     def exchange(self, kind: str, request: Any, perform: Callable[[], Any]) -> Any:
         raise _NoModel
 
@@ -242,11 +245,24 @@ class Benchmark(ABC):
     #: Marker name -> description, for ``--help``/``--markers``; the benchmark's name and every marker a
     #: unit carries are registered anyway (so ``--strict-markers`` never needs this).
     markers: ClassVar[Mapping[str, str]] = {}
-    #: Options of its own, registered in the ``toolcall`` group (``--toolcall-<name>``).
+    #: Options of its own, registered in the ``toolcall`` group in its namespace: ``Option("lang")`` is
+    #: ``--toolcall-<benchmark>-lang``, read as ``settings.option("lang")``. Declare them in a light
+    #: module registered under ``pytest_toolcall.options`` too, so that pytest need not import the
+    #: benchmark to know them (``docs/writing-a-benchmark.md``); then that declaration is the one read.
     options: ClassVar[tuple[Option, ...]] = ()
+    #: What its requests are sent with besides messages and tools, as its official runner sends them
+    #: (``{"temperature": 0.7, "max_tokens": 1200}``; None: the field is left out); empty: nothing.
+    #: ``--toolcall-temperature`` and ``--toolcall-max-tokens`` replace these when given; a request's
+    #: own ``ChatRequest.sampling`` replaces both.
+    sampling: ClassVar[Mapping[str, Any]] = {}
     #: A module of pytest fixtures for users' own tests (``acebench_env``), registered as a pytest
     #: plugin whenever a model is given, whether or not the benchmark is selected.
     fixtures: ClassVar[str | None] = None
+    #: A module of hook implementations (``pytest_toolcall_*``, docs/hooks.md): the benchmark's own
+    #: outputs of a run and its export formats (``pytest-toolcall export``). Registered in the runs
+    #: that select the benchmark (where reports land) and by ``pytest-toolcall export`` for a report
+    #: of a run that had it.
+    hooks: ClassVar[str | None] = None
     #: Fixtures among those that make a user's test that asks for one a unit of this benchmark
     #: (``toolcall_chat``): it carries the benchmark's marker, gets its unit from ``test_unit`` and
     #: its record is counted in its block like an item's.

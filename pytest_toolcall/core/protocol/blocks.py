@@ -43,7 +43,7 @@ from pytest_toolcall.core.protocol.failure_kinds import failure_kind_counts
 from pytest_toolcall.core.stats.intervals import as_list, category_fields, group_intervals, repeat_fields, unit_means_by
 
 if TYPE_CHECKING:
-    from pytest_toolcall.core.protocol.metrics import Column, Metrics
+    from pytest_toolcall.core.protocol.metrics import Column, Metrics, Rows
 
 INTERVAL = "_ci95"
 OFFICIAL = "_official"
@@ -394,3 +394,60 @@ def _group_scores(
         "partial": any(scores[g]["partial"] for g in weights),
     }
     return scores
+
+
+# --- a block with errors and skips apart ----------------------------------------------------
+
+
+def apart_block(declared: Metrics, records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """A block whose items that errored or were skipped are counted apart (``Metrics.apart``): per
+    table, a row per value of its field (``n``, ``passed``, ``accuracy`` over the items scored, its
+    ``ci95``, and ``failed`` ids where declared), then ``n``, ``passed``, ``overall`` over every item
+    scored, ``overall_ci95``, ``errors``, ``skipped``, the failure kinds and, under repeats, pass^k and
+    the flaky units. A row or OVERALL with nothing scored has no accuracy (never 0)."""
+    records = list(records)
+    scored = [r for r in records if r.get("outcome") not in ("error", "skipped")]
+    block: dict[str, Any] = {}
+    for table in declared.rows:
+        present = list(dict.fromkeys(name for r in records for name in row_names(table, r)))
+        order = [n for n in table.names if n in present] + sorted(n for n in present if n not in table.names)
+        rows = {}
+        for name in order:
+            members = [r for r in scored if name in row_names(table, r)]
+            passed = sum(1 for r in members if _passed(r))
+            row: dict[str, Any] = {
+                "n": len(members),
+                "passed": passed,
+                "accuracy": passed / len(members) if members else None,
+                "ci95": category_fields(members)["ci95"] if members else None,
+            }
+            if table.failed_ids:
+                row["failed"] = sorted(str(r.get("id")) for r in members if not _passed(r))
+            rows[name] = row
+        block[table.key] = rows
+    passed = sum(1 for r in scored if _passed(r))
+    block.update(
+        n=len(scored),
+        passed=passed,
+        overall=passed / len(scored) if scored else None,
+        overall_ci95=category_fields(scored)["ci95"] if scored else None,
+        errors=sum(1 for r in records if r.get("outcome") == "error"),
+        skipped=sum(1 for r in records if r.get("outcome") == "skipped"),
+        failure_kinds=failure_kind_counts([dict(r) for r in scored if not _passed(r)]),
+        **repeat_fields(scored),
+    )
+    return block
+
+
+def row_names(table: Rows, record: Mapping[str, Any]) -> list[str]:
+    """The rows of a table a record counts in (a list-valued field: each of its values, once)."""
+    value = record.get(table.field)
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in dict.fromkeys(value)]
+    return [str(value)] if value is not None or table.field == "category" else []
+
+
+def _passed(record: Mapping[str, Any]) -> bool:
+    """A scored item passed: its score is 1.0 (without a score: its outcome is "passed")."""
+    score = record.get("score")
+    return score == 1.0 if score is not None else record.get("outcome") == "passed"

@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pytest_toolcall.core.protocol.blocks import row_names
 from pytest_toolcall.core.stats.repeats import MEAN, Reducer
 
 if TYPE_CHECKING:
@@ -73,6 +74,8 @@ class Rows:
     names: tuple[str, ...] = ()
     #: The gate-name prefix of its rows (``file``: ``cases.file.<row>``); "": the row's name alone.
     gate: str = ""
+    #: Whether each row lists the ids of its units that did not pass (``failed``).
+    failed_ids: bool = False
     #: Row name -> the name gates use, when they differ (a file's path -> its short label).
     labels: Callable[[Iterable[str]], Mapping[str, str]] | None = None
     #: A row's shortest name: a gate name that is no row's label reads every row of that short name
@@ -124,6 +127,10 @@ class Metrics:
     group_intervals: bool = True
     #: Whether the block has ``scores``: every group and OVERALL with ``value``, ``official``, ``partial``.
     scores: bool = False
+    #: Whether items whose request errored or that were skipped are counted apart (``errors``,
+    #: ``skipped``), in no accuracy, rather than as failed units (the cases' and probes' rule: a flaky
+    #: endpoint lowers no number silently, the gate fails on errors instead).
+    apart: bool = False
     #: Whether a row cut short carries ``accuracy_official`` (its missing units counted as failed).
     row_official: bool = True
     #: Whether a row whose every unit errored scores 0 (BFCL: a failed request is a wrong answer)
@@ -384,7 +391,7 @@ def comparison_weights(declared: Metrics, units: Mapping[str, Mapping[str, Any]]
     for number, table in enumerate(declared.rows):
         by_row: dict[str, list[str]] = {}
         for key, record in sorted(units.items()):
-            for row in _row_names(table, record):
+            for row in row_names(table, record):
                 by_row.setdefault(row, []).append(key)
         if number == 0:
             first = by_row
@@ -407,13 +414,6 @@ def comparison_weights(declared: Metrics, units: Mapping[str, Mapping[str, Any]]
             else dict.fromkeys(units, 1 / len(units))
         )
     return {name: w for name, w in weights.items() if w}
-
-
-def _row_names(table: Rows, record: Mapping[str, Any]) -> list[str]:
-    value = record.get(table.field)
-    if isinstance(value, (list, tuple)):
-        return [str(v) for v in dict.fromkeys(value)]
-    return [str(value)] if value is not None or table.field == "category" else []
 
 
 def group_shares(declared: Metrics, counts: Mapping[str, int]) -> dict[str, dict[str, float]]:
@@ -566,8 +566,10 @@ def derive_block(
     """One block from its records: the rows of the first table (``categories``), what is missing,
     the groups and OVERALL with their official values and intervals, failure kinds and repeats.
     ``sizes``: units per category in the data (before ``--toolcall-limit`` and any selection)."""
-    from pytest_toolcall.core.protocol.blocks import accuracy_block, grouped_block
+    from pytest_toolcall.core.protocol.blocks import accuracy_block, apart_block, grouped_block
 
+    if declared.apart:
+        return apart_block(declared, records)
     if not declared.groups and declared.overall is None:
         return accuracy_block(records, sizes, declared=declared)
     return grouped_block(declared, records, sizes)

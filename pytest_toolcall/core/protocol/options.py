@@ -14,6 +14,10 @@ import pytest
 
 @dataclass(frozen=True)
 class Option:
+    """A command-line option and its ini twin. A benchmark's own options live in its namespace: its
+    ``Option("lang")`` is ``--toolcall-<benchmark>-lang`` (ini ``toolcall_<benchmark>_lang``), so two
+    benchmarks never clash; the registry gives the option that full name (``config/registry.py``)."""
+
     name: str  # without the --toolcall- prefix
     help: str
     default: str | None = None
@@ -26,10 +30,28 @@ class Option:
     selects: bool = False
     #: The value given when the flag stands alone (``--toolcall-fail-on-regression``): the value is optional.
     const: str | None = None
+    #: Other full names (without ``--toolcall-``) that set the same option, flag and ini alike: the
+    #: names the built-in benchmarks' options had before they moved into their namespace (``lang``).
+    aliases: tuple[str, ...] = ()
 
     @property
     def dest(self) -> str:
-        return "toolcall_" + self.name.replace("-", "_")
+        return dest_of(self.name)
+
+    @property
+    def flags(self) -> tuple[str, ...]:
+        """``--toolcall-<name>`` and the aliases' flags."""
+        return tuple(f"--toolcall-{name}" for name in (self.name, *self.aliases))
+
+    @property
+    def ini_names(self) -> tuple[str, ...]:
+        """The ini names of the option and its aliases, its own first."""
+        return tuple(dest_of(name) for name in (self.name, *self.aliases))
+
+
+def dest_of(name: str) -> str:
+    """The attribute and ini name of an option's full name (``acebench-lang`` -> ``toolcall_acebench_lang``)."""
+    return "toolcall_" + name.replace("-", "_")
 
 
 class BenchmarkSettings(Protocol):
@@ -51,7 +73,8 @@ class BenchmarkSettings(Protocol):
     def is_oracle(self) -> bool: ...
 
     def option(self, name: str) -> str | None:
-        """The resolved text of one of the benchmark's options (``"lang"`` for ``--toolcall-lang``)."""
+        """The resolved text of one of the benchmark's own options, by the name it declared (``"lang"``
+        for ``--toolcall-acebench-lang``), or of a run option (``"user-model"``)."""
         ...
 
 

@@ -32,7 +32,7 @@ class ModelSettings:
     api_key_env: str | None = None
     #: Ask with ``stream: true`` and reassemble the answer from its deltas (``--toolcall-stream``).
     stream: bool = False
-    #: The wire format: ``chat`` (Chat Completions) or ``responses`` (``--toolcall-api``).
+    #: The wire format: ``chat`` (Chat Completions), ``responses`` or ``messages`` (``--toolcall-api``).
     api: str = "chat"
 
 
@@ -73,6 +73,16 @@ class ChatResponse:
     status: int = 200
     #: The stream rules a streamed answer broke, each ``"<rule> at chunk <n>: <detail>"``.
     stream_problems: list[str] = field(default_factory=list)
+    #: Seconds from sending a streamed request to its first event (None: not streamed); like
+    #: ``latency_s``, of the attempt that answered.
+    ttft_s: float | None = None
+    #: Seconds the request waited for a free slot of ``--toolcall-concurrency`` before it was sent:
+    #: not part of ``latency_s``.
+    queue_s: float = 0.0
+    #: The message carried ``"tool_calls": []`` (an empty list, as vLLM and SGLang send with a text
+    #: turn) rather than null or nothing: ``tool_calls`` is empty either way, and a benchmark whose
+    #: official handler reads the two differently (BFCL) asks this.
+    empty_tool_calls: bool = False
 
 
 class RequestError(Exception):

@@ -75,12 +75,16 @@ def add_secret(value: str | None) -> None:
 
 
 def add_url(url: str | None) -> None:
-    """Mask the user name, password and credential-like query values of ``url`` (``url_secrets``
-    decides which: a password is masked however short)."""
+    """Mask the password and the credential-like query values of ``url`` (``url_secrets`` decides
+    which). Not the user name: ``user`` or ``admin`` is a word answers and data carry, not a secret;
+    and, as for keys, nothing shorter than ``MIN_SECRET``."""
+    from urllib.parse import unquote, urlsplit
+
+    user = urlsplit((url or "").partition("?")[0]).username
     for secret in url_secrets(url):
-        if secret not in _SECRETS:
-            _SECRETS.append(secret)
-            _SECRETS.sort(key=len, reverse=True)
+        if user is not None and secret in (user, unquote(user)):
+            continue
+        add_secret(secret)
 
 
 def secrets() -> tuple[str, ...]:

@@ -45,23 +45,44 @@ class _Unreadable:
         return f"{self.text}" if len(self.text) <= 20 else f"an integer of {len(self.text)} digits"
 
 
-def _integer(text: str) -> Any:
-    return _Unreadable(text) if len(text.lstrip("-")) > MAX_DIGITS else int(text)
+class _Insane(Exception):
+    """Raised by the parser's hooks at the first number that is not finite or not of a sane size."""
 
 
-def _number(text: str) -> Any:
+def _integer(text: str) -> int:
+    if len(text) > MAX_DIGITS and len(text.lstrip("-")) > MAX_DIGITS:
+        raise _Insane(text)
+    return int(text)
+
+
+def _number(text: str) -> float:
     value = float(text)
-    return value if math.isfinite(value) else _Unreadable(text)
+    if not math.isfinite(value):
+        raise _Insane(text)
+    return value
+
+
+def _constant(text: str) -> Any:
+    raise _Insane(text)  # NaN, Infinity, -Infinity
 
 
 def read_json(path: Path, what: str = "JSON report") -> Any:
-    """The JSON document at ``path``, every number in it finite and sane: ``ReportError`` otherwise."""
+    """The JSON document at ``path``, every number in it finite and sane: ``ReportError`` otherwise.
+
+    The numbers are checked as the parser meets them (its hooks), so a good document is never walked
+    again; only a bad one is parsed a second time, keeping what the hooks refused, to name its field."""
     try:
         data = read_regular_file(path, MAX_REPORT_BYTES, what)
     except OSError as exc:
         raise ReportError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    refused = False
     try:
-        document = json.loads(data.decode("utf-8"), parse_int=_integer, parse_float=_number, parse_constant=_Unreadable)
+        text = data.decode("utf-8")
+        try:
+            document = json.loads(text, parse_int=_integer, parse_float=_number, parse_constant=_constant)
+        except _Insane:
+            refused = True
+            document = json.loads(text, parse_int=_kept_integer, parse_float=_kept_number, parse_constant=_Unreadable)
     except UnicodeDecodeError:
         raise ReportError(f"{path}: not a pytest-toolcall {what} (not UTF-8 text)") from None
     except json.JSONDecodeError as exc:
@@ -70,14 +91,23 @@ def read_json(path: Path, what: str = "JSON report") -> Any:
         raise ReportError(f"{path}: nested too deep to be a pytest-toolcall {what}") from None
     if too_deep(document, MAX_REPORT_DEPTH):  # the door's bound: no recursive code meets deeper
         raise ReportError(f"{path}: nested deeper than {MAX_REPORT_DEPTH} levels: not a pytest-toolcall {what}")
-    bad = _first_unreadable(document)
-    if bad is not None:
-        where, value = bad
+    if refused:
+        where, value = _first_unreadable(document)
         raise ReportError(f"{path}: {where}: {value!r} is not a finite number of a sane size")
     return redact(document)  # the run's keys (none offline): a report from elsewhere may hold them
 
 
-def _first_unreadable(document: Any) -> tuple[str, _Unreadable] | None:
+def _kept_integer(text: str) -> Any:
+    return _Unreadable(text) if len(text.lstrip("-")) > MAX_DIGITS else int(text)
+
+
+def _kept_number(text: str) -> Any:
+    value = float(text)
+    return value if math.isfinite(value) else _Unreadable(text)
+
+
+def _first_unreadable(document: Any) -> tuple[str, _Unreadable]:
+    """Where the first number the hooks refused is (``samples[3].usage.prompt_tokens``)."""
     stack: list[tuple[str, Any]] = [("", document)]
     while stack:
         where, value = stack.pop()
@@ -87,7 +117,7 @@ def _first_unreadable(document: Any) -> tuple[str, _Unreadable] | None:
             stack.extend((f"{where}.{key}" if where else str(key), item) for key, item in value.items())
         elif isinstance(value, list):
             stack.extend((f"{where}[{number}]", item) for number, item in enumerate(value))
-    return None
+    raise AssertionError("a number was refused while parsing but is not in the document")
 
 
 # --- the fields the tools read ---------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""The eight simulated backends of BFCL multi-turn, re-implemented from the official behaviour.
+"""The eight simulated backends of BFCL multi-turn and two of the V4 memory backends, re-implemented
+from the official behaviour.
 
 Each backend class carries the official class name (error messages of bad calls name it), takes a
 `SharedWorld`, loads its state with `_load_scenario(initial_config[class_name], long_context=...)`,
@@ -11,6 +12,7 @@ from typing import Any
 
 from pytest_toolcall.benchmarks.bfcl.backends.file_system import GorillaFileSystem
 from pytest_toolcall.benchmarks.bfcl.backends.math_api import MathAPI
+from pytest_toolcall.benchmarks.bfcl.backends.memory import MemoryAPI_kv, MemoryAPI_rec_sum
 from pytest_toolcall.benchmarks.bfcl.backends.message_api import MessageAPI
 from pytest_toolcall.benchmarks.bfcl.backends.posting_api import TwitterAPI
 from pytest_toolcall.benchmarks.bfcl.backends.ticket_api import TicketAPI
@@ -28,6 +30,9 @@ BACKEND_CLASSES: dict[str, type] = {
     "TradingBot": TradingBot,
     "TravelAPI": TravelAPI,
     "VehicleControlAPI": VehicleControlAPI,
+    # BFCL V4 memory (the official names; the vector backend needs embedding-model weights).
+    "MemoryAPI_kv": MemoryAPI_kv,
+    "MemoryAPI_rec_sum": MemoryAPI_rec_sum,
 }
 
 # Classes the official executor never loads a scenario into.
@@ -43,6 +48,8 @@ FUNC_DOC_FILES: dict[str, str] = {
     "TradingBot": "trading_bot.json",
     "TravelAPI": "travel_booking.json",
     "VehicleControlAPI": "vehicle_control.json",
+    "MemoryAPI_kv": "memory_kv.json",
+    "MemoryAPI_rec_sum": "memory_rec_sum.json",
 }
 
 
@@ -57,6 +64,8 @@ __all__ = [
     "STATELESS_CLASSES",
     "GorillaFileSystem",
     "MathAPI",
+    "MemoryAPI_kv",
+    "MemoryAPI_rec_sum",
     "MessageAPI",
     "SharedWorld",
     "TicketAPI",

@@ -4,7 +4,7 @@ Real HTTP, real sockets: the ``openai`` client under test talks to it exactly as
 it would to a hosted endpoint, so retries, timeouts and connection pooling are
 exercised for real.  Standard library only, so it also runs as a subprocess:
 
-    python tests/support/chat_server.py --port 0 --latency 0.2 --script rules.json
+    python -m pytest_toolcall.testing.server --port 0 --latency 0.2 --script rules.json
 
 prints ``READY http://127.0.0.1:PORT/v1`` once listening, serves until SIGTERM or
 SIGINT, then prints one JSON line of counters.
@@ -33,9 +33,10 @@ from typing import Any, Self
 FAULT_KINDS = ("429", "500", "503", "reset", "hang", "truncated")
 _PATHS = ("/v1/chat/completions", "/chat/completions")
 _RESPONSES_PATHS = ("/v1/responses", "/responses")
-#: The stream rules a reply can be told to break (``Reply.stream_break``), by the names the plugin
-#: reports them under.
-STREAM_BREAKS = (
+_MESSAGES_PATHS = ("/v1/messages", "/messages")
+#: The stream rules a Chat Completions reply can be told to break (``Reply.stream_break``), by the
+#: names the plugin reports them under.
+CHAT_STREAM_BREAKS = (
     "first_delta_without_id_or_name",
     "index_skipped",
     "index_reused",
@@ -45,6 +46,16 @@ STREAM_BREAKS = (
     "no_usage_chunk",
     "tool_markup_in_content",
 )
+#: The rules a Messages stream can break: those of Chat Completions but ``[DONE]`` (it has none),
+#: and its own.
+MESSAGES_STREAM_BREAKS = (
+    *(rule for rule in CHAT_STREAM_BREAKS if rule != "no_done"),
+    "delta_for_unstarted_block",
+    "input_json_not_json",
+    "tool_use_without_tool_use_block",
+    "no_message_stop",
+)
+STREAM_BREAKS = (*CHAT_STREAM_BREAKS, *MESSAGES_STREAM_BREAKS[len(CHAT_STREAM_BREAKS) - 1 :])
 
 
 @dataclass
@@ -53,7 +64,8 @@ class Reply:
 
     content: str | None = None
     # Each item is {"name": str, "arguments": str} (and "id" to choose the call's id); a dict
-    # ``arguments`` is JSON-encoded.
+    # ``arguments`` is JSON-encoded. An empty list is sent as ``"tool_calls": []`` (a text turn of
+    # vLLM or SGLang), None as no field.
     tool_calls: list[dict[str, Any]] | None = None
     finish_reason: str | None = None  # None: "tool_calls" if tool_calls else "stop"
     reasoning_content: str | None = None
@@ -63,6 +75,12 @@ class Reply:
     usage: dict[str, Any] | None = None  # sent verbatim as the completion's usage instead of the estimate
     omit_usage: bool = False  # no usage at all (plain answers and streams alike)
     stream_break: str | None = None  # when streamed: break this rule (one of STREAM_BREAKS)
+    # When streamed: seconds (from the response's headers) before the first event, and before the last.
+    first_event_after: float = 0.0
+    last_event_after: float = 0.0
+    # When streamed: how many pieces each text and each call's arguments are sent in (servers stream
+    # token by token: tens of pieces; at least 2).
+    stream_pieces: int = 2
 
     def __post_init__(self) -> None:
         if self.stream_break is not None and self.stream_break not in STREAM_BREAKS:
@@ -75,11 +93,14 @@ Match = str | Callable[[dict[str, Any]], bool]
 
 def message_text(body: dict[str, Any]) -> str:
     """All message contents of a request joined by newlines (text parts of lists too); of a Responses
-    API request, the same texts from its input items (a tool output as a tool message's content)."""
+    API request, the same texts from its input items (a tool output as a tool message's content); of a
+    Messages API request, its ``system`` first, then its text and ``tool_result`` blocks."""
     texts: list[str] = []
     messages = body.get("messages") or body.get("input") or []
     if isinstance(messages, str):
         return messages
+    if isinstance(body.get("system"), str):
+        texts.append(body["system"])
     for message in messages:
         if isinstance(message, dict) and message.get("type") == "function_call_output":
             message = {"content": message.get("output")}
@@ -87,7 +108,11 @@ def message_text(body: dict[str, Any]) -> str:
         if isinstance(content, str):
             texts.append(content)
         elif isinstance(content, list):
-            texts.extend(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+            for part in content:
+                if isinstance(part, dict) and part.get("type") == "tool_result":
+                    part = {"text": part.get("content")}
+                if isinstance(part, dict) and isinstance(part.get("text"), str):
+                    texts.append(part["text"])
     return "\n".join(texts)
 
 
@@ -237,14 +262,16 @@ class _Handler(BaseHTTPRequestHandler):
             chat.paths.append(self.path)
         path = self.path.split("?")[0].rstrip("/")
         responses = path in _RESPONSES_PATHS
-        if path not in _PATHS and not responses:
+        messages = path in _MESSAGES_PATHS
+        if path not in _PATHS and not responses and not messages:
             return self._send(404, _error_body(404, f"unknown path {self.path}"))
 
-        body, fault = chat._record(raw, self.headers.get("Authorization"))
+        body, fault = chat._record(raw, self.headers.get("Authorization"), self.headers.get("X-Api-Key"))
         if body is None:
             return self._send(400, _error_body(400, "request body is not a JSON object"))
-        if responses:
-            body["_api"] = "responses"  # responders (and ``requests``) see which API was asked
+        if responses or messages:
+            # Responders (and ``requests``) see which API was asked.
+            body["_api"] = "responses" if responses else "messages"
         if not chat._sleep(chat.latency):
             return self._abort()
 
@@ -265,22 +292,35 @@ class _Handler(BaseHTTPRequestHandler):
             payload = reply.body.encode() if reply.body is not None else _error_body(reply.status, reply.content or "")
             return self._send(reply.status, payload)
         if body.get("stream"):
-            events = chat._response_events(body, reply) if responses else chat._chunks(body, reply)
-            return self._send_events(events)
-        payload = chat._response(body, reply) if responses else chat._completion(body, reply)
+            if messages:
+                events = chat._message_events(body, reply)
+            else:
+                events = chat._response_events(body, reply) if responses else chat._chunks(body, reply)
+            return self._send_events(events, reply.first_event_after, reply.last_event_after)
+        if messages:
+            payload = json.dumps(chat._message_object(body, reply)).encode()
+        else:
+            payload = chat._response(body, reply) if responses else chat._completion(body, reply)
         if fault == "truncated":
             # Content-Length matches the cut body, so the connection itself stays sound.
             payload = payload[: len(payload) // 2]
         self._send(200, payload)
 
-    def _send_events(self, events: list[str]) -> None:
-        """A server-sent event stream, each event written (and flushed) on its own."""
+    def _send_events(self, events: list[str], first_after: float = 0.0, last_after: float = 0.0) -> None:
+        """A server-sent event stream, each event written (and flushed) on its own; the first after
+        ``first_after`` seconds, the last after ``last_after`` (from the headers)."""
         try:
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
-            for event in events:
+            self.wfile.flush()
+            opened = time.monotonic()
+            for number, event in enumerate(events):
+                wait = first_after if number == 0 else last_after if number == len(events) - 1 else 0.0
+                if not self.server.chat._sleep(wait - (time.monotonic() - opened)):
+                    self.close_connection = True
+                    return
                 data = event.encode()
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
                 self.wfile.flush()
@@ -323,6 +363,7 @@ class ChatServer:
         self.verbose = verbose
         self.requests: list[dict[str, Any]] = []
         self.auth_headers: list[str | None] = []
+        self.api_key_headers: list[str | None] = []  # X-Api-Key, which Anthropic's SDKs before 2.0 send
         self.paths: list[str] = []  # the path (and query) of every POST
         # Every chat-completions POST, including faulted and unparseable ones.
         self.count = 0
@@ -350,7 +391,8 @@ class ChatServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://{self._httpd.server_address[0]}:{self.port}/v1"
+        host = self._httpd.server_address[0]
+        return f"http://{host.decode() if isinstance(host, bytes) else host}:{self.port}/v1"
 
     @property
     def faults_injected(self) -> dict[str, int]:
@@ -413,7 +455,9 @@ class ChatServer:
         """Sleep unless stopped meanwhile; False means stop() interrupted us."""
         return seconds <= 0 or not self._stopping.wait(seconds)
 
-    def _record(self, raw: bytes, auth: str | None) -> tuple[dict[str, Any] | None, str | None]:
+    def _record(
+        self, raw: bytes, auth: str | None, api_key: str | None = None
+    ) -> tuple[dict[str, Any] | None, str | None]:
         """Count and store a request; return its parsed body and the fault to inject."""
         try:
             body = json.loads(raw)
@@ -425,6 +469,7 @@ class ChatServer:
                 return None, None
             self.requests.append(body)
             self.auth_headers.append(auth)
+            self.api_key_headers.append(api_key)
             if self.faults is None:
                 return body, None
             key = json.dumps(body, sort_keys=True, separators=(",", ":"))
@@ -491,8 +536,7 @@ class ChatServer:
         if reply.reasoning_content:
             events.append(chunk({"reasoning_content": reply.reasoning_content}))
         if content:
-            half = len(content) // 2
-            events += [chunk({"content": content[:half]}), chunk({"content": content[half:]})]
+            events += [chunk({"content": piece}) for piece in _split(content, reply.stream_pieces)]
         late: list[str] = []
         for number, (call_id, name, args) in enumerate(calls):
             index = {"index_skipped": 2 * number, "index_reused": 0}.get(rule or "", number)
@@ -500,10 +544,10 @@ class ChatServer:
             first["function"] = {"name": name, "arguments": ""}
             if rule == "first_delta_without_id_or_name" and number == 0:
                 del first["id"]
-            half = len(args) // 2
+            *pieces, last = _split(args, reply.stream_pieces)
             events.append(chunk({"tool_calls": [first]}))
-            events.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": args[:half]}}]}))
-            rest = chunk({"tool_calls": [{"index": index, "function": {"arguments": args[half:]}}]})
+            events += [chunk({"tool_calls": [{"index": index, "function": {"arguments": p}}]}) for p in pieces]
+            rest = chunk({"tool_calls": [{"index": index, "function": {"arguments": last}}]})
             (late if rule == "arguments_after_finish" and number == len(calls) - 1 else events).append(rest)
         finish = reply.finish_reason or ("tool_calls" if calls else "stop")
         events.append(chunk({}, None if rule == "no_finish_reason" else finish))
@@ -528,7 +572,8 @@ class ChatServer:
                 }
             )
         if reply.content is not None:
-            message = {"type": "message", "id": f"msg_{next(self._ids)}", "role": "assistant", "status": "completed"}
+            message: dict[str, Any] = {"type": "message", "id": f"msg_{next(self._ids)}", "role": "assistant"}
+            message["status"] = "completed"
             message["content"] = [{"type": "output_text", "text": reply.content, "annotations": []}]
             output.append(message)
         for call_id, name, args in self._calls(reply):
@@ -623,6 +668,101 @@ class ChatServer:
             events.append(event("response.completed", response=response))
         return events
 
+    def _message_object(self, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+        """The reply as a Messages API ``message``."""
+        content: list[dict[str, Any]] = []
+        if reply.reasoning_content:
+            content.append({"type": "thinking", "thinking": reply.reasoning_content, "signature": "sig"})
+        if reply.content is not None:
+            content.append({"type": "text", "text": reply.content})
+        for call_id, name, args in self._calls(reply):
+            try:
+                arguments: Any = json.loads(args)
+            except ValueError:
+                arguments = args  # no Messages server sends this; a test of broken answers may
+            content.append(
+                {"type": "tool_use", "id": call_id.replace("call_", "toolu_"), "name": name, "input": arguments}
+            )
+        finish = reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
+        stop = {"tool_calls": "tool_use", "stop": "end_turn", "length": "max_tokens"}.get(finish, finish)
+        usage = self._usage(body, reply)
+        return {
+            "id": f"msg_{next(self._ids)}",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", "test-model"),
+            "content": content,
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": None
+            if usage is None
+            else {"input_tokens": usage["prompt_tokens"], "output_tokens": usage["completion_tokens"]},
+        }
+
+    def _message_events(self, body: dict[str, Any], reply: Reply) -> list[str]:
+        """The reply as a Messages API event stream, breaking ``reply.stream_break`` if told to (one of
+        ``MESSAGES_STREAM_BREAKS``)."""
+        rule = reply.stream_break
+        message = self._message_object(body, reply)
+        blocks, usage, stop = message["content"], message["usage"], message["stop_reason"]
+        if rule == "tool_markup_in_content":
+            calls = [b for b in blocks if b["type"] == "tool_use"]
+            text = "".join(
+                f'<tool_call>{{"name": "{c["name"]}", "arguments": {json.dumps(c["input"])}}}</tool_call>'
+                for c in calls
+            )
+            blocks = [b for b in blocks if b["type"] != "tool_use"] + (
+                [{"type": "text", "text": text}] if calls else []
+            )
+            stop = "end_turn" if calls else stop  # a parser that made text of the calls ends the turn
+        if rule == "tool_use_without_tool_use_block":
+            blocks, stop = [b for b in blocks if b["type"] != "tool_use"], "tool_use"
+
+        def event(kind: str, **fields: Any) -> str:
+            return f"event: {kind}\ndata: " + json.dumps({"type": kind, **fields}) + "\n\n"
+
+        started = {**message, "content": [], "stop_reason": None}
+        started["usage"] = None if usage is None or rule == "no_usage_chunk" else {**usage, "output_tokens": 1}
+        if started["usage"] is None:
+            del started["usage"]
+        events = [event("message_start", message=started), event("ping")]
+        late: list[str] = []
+        for number, block in enumerate(blocks):
+            index = {"index_skipped": 2 * number, "index_reused": 0}.get(rule or "", number)
+            kind = block["type"]
+            if kind == "tool_use":
+                empty = {**block, "input": {}}
+                if rule == "first_delta_without_id_or_name":
+                    del empty["id"]
+                text = block["input"] if isinstance(block["input"], str) else json.dumps(block["input"])
+                if rule == "input_json_not_json":
+                    text = text[:-1]  # the closing brace never comes
+                delta, field_name = "input_json_delta", "partial_json"
+            elif kind == "text":
+                empty, text, delta, field_name = {**block, "text": ""}, block["text"], "text_delta", "text"
+            else:
+                empty = {**block, "thinking": ""}
+                text, delta, field_name = block["thinking"], "thinking_delta", "thinking"
+            half = len(text) // 2
+            pieces = [text[:half], text[half:]] if text else []
+            events.append(event("content_block_start", index=index, content_block=empty))
+            deltas = [event("content_block_delta", index=index, delta={"type": delta, field_name: p}) for p in pieces]
+            stop_event = event("content_block_stop", index=index)
+            if rule == "arguments_after_finish" and kind == "tool_use" and deltas:
+                events += [*deltas[:-1], stop_event]
+                late.append(deltas[-1])
+            else:
+                events += [*deltas, stop_event]
+        events += late
+        if rule == "delta_for_unstarted_block":  # a piece for a block after the last, never started
+            events.append(event("content_block_delta", index=len(blocks), delta={"type": "text_delta", "text": "?"}))
+        final_usage = None if usage is None or rule == "no_usage_chunk" else {"output_tokens": usage["output_tokens"]}
+        ending = {"stop_reason": None if rule == "no_finish_reason" else stop, "stop_sequence": None}
+        events.append(event("message_delta", delta=ending, **({"usage": final_usage} if final_usage else {})))
+        if rule != "no_message_stop":
+            events.append(event("message_stop"))
+        return events
+
     def _completion(self, body: dict[str, Any], reply: Reply) -> bytes:
         message: dict[str, Any] = {"role": "assistant", "content": reply.content}
         if reply.reasoning_content is not None:
@@ -640,6 +780,8 @@ class ChatServer:
                     }
                 )
             message["tool_calls"] = calls
+        elif reply.tool_calls == []:
+            message["tool_calls"] = []  # a text turn as vLLM and SGLang send it
         completion = {
             "id": f"chatcmpl-{next(self._ids)}",
             "object": "chat.completion",
@@ -658,6 +800,16 @@ class ChatServer:
         if completion["usage"] is None:
             del completion["usage"]
         return json.dumps(completion).encode()
+
+
+def _split(text: str, count: int) -> list[str]:
+    """``text`` in ``count`` pieces (at least 2; the first may be empty), as a server streams it."""
+    count = max(2, count)
+    size = -(-len(text) // count) or 1
+    if count == 2:
+        return [text[: len(text) // 2], text[len(text) // 2 :]]
+    pieces = [text[i : i + size] for i in range(0, len(text), size)]
+    return pieces if len(pieces) >= 2 else ["", *pieces] if pieces else ["", ""]
 
 
 def _shutdown(conn: socket.socket) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from pytest_toolcall.api import DataError
 from pytest_toolcall.benchmarks.tau2.banking_env import BankingEnvironment
 from pytest_toolcall.benchmarks.tau2.evaluation import Reward, evaluate, failures
 from pytest_toolcall.benchmarks.tau2.results_file import load_results
@@ -78,6 +79,48 @@ def test_a_database_difference_names_its_table_entry_and_field() -> None:
         f"gold {str(flag).lower()}",
         "DB: referrals/data.new only in the gold replay",
     ]
+
+
+def with_retrieval(tmp_path: Path, name: str, value: Any, tasks: tuple[str, ...] = ("task_001",)) -> Path:
+    """The learned file, its simulations of ``tasks`` (the reference's), run with ``value``."""
+    raw = json.loads(unpack(BANKING / "results_banking.json.gz", tmp_path).read_text(encoding="utf-8"))
+    raw["info"]["retrieval_config"] = value
+    raw["simulations"] = [s for s in raw["simulations"] if s["task_id"] in tasks and s["id"].endswith("-gold")]
+    path = tmp_path / name
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    return path
+
+
+def test_a_results_file_states_its_retrieval_configuration(tmp_path: Path) -> None:
+    """Read from ``info.retrieval_config`` (any of tau2 1.0.1's, offline or not: grading does not
+    retrieve); a value that is none of them is refused naming the file."""
+    assert {s.retrieval for s in load_results(unpack(BANKING / "results_banking.json.gz", tmp_path))} == {
+        "no_knowledge"
+    }
+    assert [s.retrieval for s in load_results(with_retrieval(tmp_path, "a.json", "alltools"))] == ["alltools"]
+    assert [s.retrieval for s in load_results(with_retrieval(tmp_path, "b.json", None))] == [None]
+    for value in ("nearest", 3):
+        path = with_retrieval(tmp_path, "c.json", value)
+        with pytest.raises(DataError, match=r"c\.json: info\.retrieval_config .* is not a retrieval configuration"):
+            load_results(path)
+
+
+@pytest.mark.slow
+def test_regraded_runs_of_two_configurations_are_refused(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    """Each re-graded simulation carries its file's configuration, printed beside the domain; files
+    of two configurations would make one score of both: the second is refused, in one line."""
+    bm25 = with_retrieval(tmp_path, "bm25.json", "bm25", ("task_001", "task_004"))
+    result = pytester.runpytest(
+        "--toolcall-model=oracle", f"--toolcall-tau2-results={bm25}", "--toolcall-report=r.json"
+    )
+    result.assert_outcomes(passed=2)
+    assert "banking_knowledge (bm25)" in result.stdout.str()
+    samples = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))["samples"]
+    assert [s["retrieval"] for s in samples] == ["bm25", "bm25"]
+    grep = with_retrieval(tmp_path, "grep.json", "grep_only", ("task_002",))
+    result = pytester.runpytest("--toolcall-model=oracle", f"--toolcall-tau2-results={bm25},{grep}")
+    result.assert_outcomes(passed=2, errors=1)
+    assert f"{grep}: a banking_knowledge run with retrieval grep_only, {bm25} one with bm25" in result.stdout.str()
 
 
 @pytest.mark.slow

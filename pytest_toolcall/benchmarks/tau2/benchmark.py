@@ -143,12 +143,27 @@ class Tau2(Benchmark):
 
         loaded = Loaded(units=[])
         seen: dict[tuple[str, str, int], str] = {}
+        configurations: dict[str, str] = {}  # banking_knowledge's retrieval configuration -> its first file
         for path in self.results_files:
             try:
                 simulations = load_results(path)
             except DataError as exc:
                 loaded.problems.append((f"tau2[{path.name}]", str(exc)))
                 continue
+            retrieval = next((sim.retrieval for sim in simulations if sim.retrieval), None)
+            if retrieval is not None:
+                # one domain score of two configurations would compare with neither
+                other = next(((c, f) for c, f in configurations.items() if c != retrieval), None)
+                if other is not None:
+                    loaded.problems.append(
+                        (
+                            f"tau2[{path.name}]",
+                            f"{path}: a banking_knowledge run with retrieval {retrieval}, {other[1]} one with "
+                            f"{other[0]}: one configuration per run, please",
+                        )
+                    )
+                    continue
+                configurations.setdefault(retrieval, str(path))
             for sim in simulations:
                 key = (sim.domain, str(sim.task["id"]), sim.trial)
                 if key in seen:
@@ -162,6 +177,8 @@ class Tau2(Benchmark):
                     continue
                 seen[key] = f"{sim.simulation_id} ({sim.file})"
                 fields = {"simulation_id": sim.simulation_id, "termination_reason": sim.termination_reason}
+                if sim.retrieval:
+                    fields["retrieval"] = sim.retrieval
                 loaded.units.append(
                     self._unit(sim.domain, key[1], {"task": sim.task, "saved": sim}, sim.trial, fields, source=sim.file)
                 )
@@ -239,8 +256,11 @@ class Tau2(Benchmark):
             if reward.reward != 0.0
             else (failed[0].lower() if failed else "premature_termination"),
         }
-        if outcome.domain == KNOWLEDGE_DOMAIN and "simulation_id" not in unit.fields:
-            fields["retrieval"] = self.retrieval  # printed beside the domain's score
+        if outcome.domain == KNOWLEDGE_DOMAIN:  # printed beside the domain's score
+            # a live run's own; a re-graded simulation's as its results file states it
+            retrieval = self.retrieval if "simulation_id" not in unit.fields else unit.fields.get("retrieval")
+            if retrieval:
+                fields["retrieval"] = retrieval
         if "simulation_id" in unit.fields:
             fields["simulation_id"] = unit.fields["simulation_id"]
         if reward.note:

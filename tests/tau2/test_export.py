@@ -70,6 +70,25 @@ def test_a_banking_submission_says_its_retrieval_configuration() -> None:
     assert info["environment_info"]["policy"] != knowledge.policy("no_knowledge")
 
 
+def test_the_configuration_is_the_samples_when_they_state_it() -> None:
+    """A re-graded run's samples carry their results file's configuration: the export stamps that
+    one; samples of two configurations, or one whose policy is not shipped, cannot be exported."""
+    document = report("report-banking.json.xz")
+    for sample in document["samples"]:
+        sample["retrieval"] = "grep_only"
+    files = export.submission_files(document)
+    assert files["submission.json"]["results"]["banking_knowledge"]["retrieval_config"] == "grep_only"
+    (name,) = files["submission.json"]["trajectory_files"].values()
+    assert files[f"trajectories/{name}"]["info"]["environment_info"]["policy"] == knowledge.policy("grep_only")
+    document["samples"][0]["retrieval"] = "bm25"
+    with pytest.raises(ValueError, match=r"several retrieval configurations \(bm25, grep_only\)"):
+        export.submission_files(document)
+    for sample in document["samples"]:
+        sample["retrieval"] = "alltools"
+    with pytest.raises(ValueError, match="retrieval alltools, whose policy is not shipped here"):
+        export.submission_files(document)
+
+
 def test_a_component_not_measured_is_left_out_of_the_breakdown() -> None:
     """task_102's NL assertions without a judge, its reward already 0 by its database: the official
     breakdown holds numbers only, the basis still names the component."""

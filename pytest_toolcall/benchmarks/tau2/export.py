@@ -62,11 +62,15 @@ def submission_files(document: Mapping[str, Any]) -> dict[str, Any]:
     model = str(run.get("model") or "")
     user = options.get("user-model")
     judge = options.get("judge-model")
-    retrieval = datasets.get("retrieval")
     started = str(run.get("started_at") or "")
     by_domain: dict[str, list[dict[str, Any]]] = {}
     for sample in samples:
         by_domain.setdefault(str(sample.get("domain")), []).append(sample)
+    # banking_knowledge's configuration as its samples record it (a re-graded file's own), else the run's
+    stated = sorted({str(s["retrieval"]) for s in by_domain.get("banking_knowledge", []) if s.get("retrieval")})
+    if len(stated) > 1:
+        raise ValueError(f"banking_knowledge samples of several retrieval configurations ({', '.join(stated)})")
+    retrieval = stated[0] if stated else datasets.get("retrieval")
     files: dict[str, Any] = {}
     results: dict[str, Any] = {}
     trajectory_files: dict[str, str] = {}
@@ -143,7 +147,10 @@ def _policy(domain: str, retrieval: str | None) -> str:
     if domain == "banking_knowledge":
         from pytest_toolcall.benchmarks.tau2 import knowledge
 
-        return knowledge.policy(retrieval or knowledge.DEFAULT_RETRIEVAL)
+        retrieval = retrieval or knowledge.DEFAULT_RETRIEVAL
+        if retrieval not in knowledge.RETRIEVAL:
+            raise ValueError(f"banking_knowledge ran with retrieval {retrieval}, whose policy is not shipped here")
+        return knowledge.policy(retrieval)
     from pytest_toolcall.benchmarks.tau2.environment import policy
 
     return policy(domain)

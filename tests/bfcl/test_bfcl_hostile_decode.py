@@ -32,8 +32,11 @@ def _outcome(decode, text: str) -> str:  # type: ignore[no-untyped-def]
         return "error"
 
 
+# The peak of this process alone: VmHWM belongs to the address space exec made. (ru_maxrss would not
+# do: Linux carries it over from the parent across fork and exec, so a grown xdist worker's size
+# would be measured.)
 _MEASURE = """
-import json, resource, sys
+import json, sys
 from pytest_toolcall.benchmarks.bfcl.decode import DecodeError, decode_ast, decode_execute
 for text in json.loads(sys.stdin.read()):
     for decode in (decode_ast, decode_execute):
@@ -41,7 +44,7 @@ for text in json.loads(sys.stdin.read()):
             decode(text, "prompting")
         except DecodeError:
             pass
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+print(next(line.split()[1] for line in open("/proc/self/status") if line.startswith("VmHWM:")))
 """
 
 

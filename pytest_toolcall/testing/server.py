@@ -63,8 +63,9 @@ class Reply:
     """What the server answers to one request."""
 
     content: str | None = None
-    # Each item is {"name": str, "arguments": str}; a dict ``arguments`` is JSON-encoded. An empty
-    # list is sent as ``"tool_calls": []`` (a text turn of vLLM or SGLang), None as no field.
+    # Each item is {"name": str, "arguments": str} (and "id" to choose the call's id); a dict
+    # ``arguments`` is JSON-encoded. An empty list is sent as ``"tool_calls": []`` (a text turn of
+    # vLLM or SGLang), None as no field.
     tool_calls: list[dict[str, Any]] | None = None
     finish_reason: str | None = None  # None: "tool_calls" if tool_calls else "stop"
     reasoning_content: str | None = None
@@ -511,7 +512,8 @@ class ChatServer:
         out = []
         for call in reply.tool_calls or []:
             args = call.get("arguments", "")
-            out.append((f"call_{next(self._ids)}", call["name"], args if isinstance(args, str) else json.dumps(args)))
+            call_id = call.get("id") or f"call_{next(self._ids)}"
+            out.append((call_id, call["name"], args if isinstance(args, str) else json.dumps(args)))
         return out
 
     def _chunks(self, body: dict[str, Any], reply: Reply) -> list[str]:
@@ -772,7 +774,7 @@ class ChatServer:
                 args = args if isinstance(args, str) else json.dumps(args)
                 calls.append(
                     {
-                        "id": f"call_{next(self._ids)}",
+                        "id": call.get("id") or f"call_{next(self._ids)}",
                         "type": "function",
                         "function": {"name": call["name"], "arguments": args},
                     }

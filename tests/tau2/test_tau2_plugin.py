@@ -470,3 +470,33 @@ def test_nl_assertions_go_to_the_judge(
     else:
         assert len(prompts) == 1 and prompts[0][0]["content"].lstrip().startswith("TASK")
         assert "expectedOutcomes:\n        ['Agent should tell the user" in prompts[0][1]["content"]
+
+
+def test_oracle_passes_every_banking_knowledge_task(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """τ³-bench's knowledge domain with bm25 (the default): the oracle agent and user play every
+    task's reference, and every reward is 1; task_102's NL assertions go to the judge (the local
+    server, every assertion met), asked once."""
+    assertions = tau2_benchmark.task_by_id("banking_knowledge", "task_102")["evaluation_criteria"]["nl_assertions"]
+
+    def judge(body: dict[str, Any]) -> Reply:
+        results = [{"expectedOutcome": a, "reasoning": "r", "metExpectation": True} for a in assertions]
+        return Reply(content=json.dumps({"results": results}))
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with ChatServer(judge) as server:
+        result = pytester.runpytest(
+            "--toolcall-model=oracle",
+            "--toolcall-bench=tau2",
+            "--toolcall-user-model=oracle",
+            "--toolcall-tau2-domains=banking_knowledge",
+            "--toolcall-judge-model=judge",
+            f"--toolcall-judge-base-url={server.base_url}",
+            "--toolcall-report=report.json",
+        )
+        asked = len(server.requests)
+    result.assert_outcomes(passed=97)
+    samples = report(pytester)["samples"]
+    assert all(s["reward"] == 1.0 for s in samples)
+    assert {k for s in samples for k in s["reward_breakdown"]} == {"DB", "ACTION", "NL_ASSERTION"}
+    assert asked == 1
+    assert report(pytester)["run"]["datasets"]["tau2"]["retrieval"] == "bm25"

@@ -28,16 +28,17 @@ from pytest_toolcall.api import (
     parse_choices,
     usage_error,
 )
-from pytest_toolcall.benchmarks.tau2.environment import DATA, DOMAINS
 from pytest_toolcall.benchmarks.tau2.metrics import METRICS
+from pytest_toolcall.benchmarks.tau2.names import ALL_DOMAINS, DATA
 from pytest_toolcall.benchmarks.tau2.options import OPTIONS
 
 COMMIT = "a2c0247"
 SPLITS = ("leaderboard", "base", "train", "test", "full", "small")
 #: The split each domain's leaderboard number is over.
-LEADERBOARD = {"airline": "base", "retail": "base", "telecom": "base"}
+LEADERBOARD = {"airline": "base", "retail": "base", "telecom": "base", "banking_knowledge": "base"}
 #: Requests of a simulation, for balancing shards before any latency is recorded.
 SIMULATION_COST = 30.0
+KNOWLEDGE_DOMAIN = "banking_knowledge"
 NO_USER = (
     "a τ²-bench simulation needs a user simulator: pass --toolcall-user-model=NAME "
     "(and --toolcall-user-base-url=URL if it is served elsewhere), or re-grade results files with "
@@ -64,7 +65,10 @@ class Tau2(Benchmark):
         "airline": "τ²-bench airline domain",
         "retail": "τ²-bench retail domain",
         "telecom": "τ²-bench telecom domain",
+        "banking_knowledge": "τ³-bench banking_knowledge domain",
     }
+    #: The official results and submission files (``pytest-toolcall export --format tau2``).
+    hooks: ClassVar[str | None] = "pytest_toolcall.benchmarks.tau2.export"
     options = OPTIONS
     #: The official sampling of the agent and the user simulator (``DEFAULT_LLM_ARGS_*`` at a2c0247):
     #: temperature 0, no token cap; the run's --toolcall-temperature/--toolcall-max-tokens replace it.
@@ -73,7 +77,17 @@ class Tau2(Benchmark):
     def __init__(self, settings: Any) -> None:
         super().__init__(settings)
         option = settings.option
-        self.domains = parse_choices("tau2-domains", option("tau2-domains") or "airline,retail,telecom", DOMAINS)
+        self.domains = parse_choices("tau2-domains", option("tau2-domains") or "airline,retail,telecom", ALL_DOMAINS)
+        self.retrieval = _retrieval(option("tau2-retrieval") or "bm25")
+        if KNOWLEDGE_DOMAIN in self.domains and self.retrieval == "bm25":
+            try:
+                import rank_bm25  # noqa: F401
+            except ImportError:
+                raise usage_error(
+                    "tau2-retrieval",
+                    "bm25 ranks with the rank-bm25 package, as the official code: pip install 'pytest-toolcall[tau3]' "
+                    "(or choose another configuration)",
+                ) from None
         self.split = parse_choices("tau2-split", option("tau2-split") or "leaderboard", SPLITS)[0]
         files = [f.strip() for f in (option("tau2-results") or "").split(",") if f.strip()]
         self.results_files = [Path(f).expanduser() for f in files]
@@ -94,12 +108,15 @@ class Tau2(Benchmark):
     def header(self) -> str:
         if self.results_files:
             return f"tau2={COMMIT} re-grading {len(self.results_files)} results file(s)"
-        return f"tau2={COMMIT} domains={','.join(self.domains)} split={self.split}"
+        retrieval = f" retrieval={self.retrieval}" if KNOWLEDGE_DOMAIN in self.domains else ""
+        return f"tau2={COMMIT} domains={','.join(self.domains)} split={self.split}{retrieval}"
 
     def datasets(self) -> dict[str, Any]:
         return {
             "commit": COMMIT,
             "domains": list(self.domains),
+            # banking_knowledge's retrieval configuration: part of the run's identity when it ran
+            **({"retrieval": self.retrieval} if KNOWLEDGE_DOMAIN in self.domains else {}),
             "split": self.split,
             "results_files": [str(p) for p in self.results_files],
         }
@@ -116,10 +133,9 @@ class Tau2(Benchmark):
             except DataError as exc:
                 loaded.problems.append((f"tau2[{domain}]", str(exc)))
                 continue
+            source = DATA / domain / ("tasks" if domain == KNOWLEDGE_DOMAIN else "tasks.json")
             for task in tasks:
-                loaded.units.append(
-                    self._unit(domain, str(task["id"]), {"task": task}, source=f"{DATA / domain / 'tasks.json'}")
-                )
+                loaded.units.append(self._unit(domain, str(task["id"]), {"task": task}, source=str(source)))
         return loaded
 
     def _load_results(self) -> Loaded:
@@ -127,12 +143,27 @@ class Tau2(Benchmark):
 
         loaded = Loaded(units=[])
         seen: dict[tuple[str, str, int], str] = {}
+        configurations: dict[str, str] = {}  # banking_knowledge's retrieval configuration -> its first file
         for path in self.results_files:
             try:
                 simulations = load_results(path)
             except DataError as exc:
                 loaded.problems.append((f"tau2[{path.name}]", str(exc)))
                 continue
+            retrieval = next((sim.retrieval for sim in simulations if sim.retrieval), None)
+            if retrieval is not None:
+                # one domain score of two configurations would compare with neither
+                other = next(((c, f) for c, f in configurations.items() if c != retrieval), None)
+                if other is not None:
+                    loaded.problems.append(
+                        (
+                            f"tau2[{path.name}]",
+                            f"{path}: a banking_knowledge run with retrieval {retrieval}, {other[1]} one with "
+                            f"{other[0]}: one configuration per run, please",
+                        )
+                    )
+                    continue
+                configurations.setdefault(retrieval, str(path))
             for sim in simulations:
                 key = (sim.domain, str(sim.task["id"]), sim.trial)
                 if key in seen:
@@ -146,6 +177,8 @@ class Tau2(Benchmark):
                     continue
                 seen[key] = f"{sim.simulation_id} ({sim.file})"
                 fields = {"simulation_id": sim.simulation_id, "termination_reason": sim.termination_reason}
+                if sim.retrieval:
+                    fields["retrieval"] = sim.retrieval
                 loaded.units.append(
                     self._unit(sim.domain, key[1], {"task": sim.task, "saved": sim}, sim.trial, fields, source=sim.file)
                 )
@@ -187,7 +220,9 @@ class Tau2(Benchmark):
         user = models.user  # (under the oracle, the oracle plays the user when no simulator is given)
         if user is None:
             return Skip(NO_USER)
-        return Dialogue(functools.partial(_simulate, domain, task, models.model, user, judge), SIMULATION_COST)
+        trial = (unit.attempt or 1) - 1  # under --toolcall-repeat, the official trial (its seed)
+        simulate = functools.partial(_simulate, domain, task, trial, models.model, user, judge, self.retrieval)
+        return Dialogue(simulate, SIMULATION_COST)
 
     def _judge(self, models: Models) -> Any:
         judge = models.judge
@@ -215,10 +250,17 @@ class Tau2(Benchmark):
             "reward_breakdown": dict(reward.breakdown),
             "termination_reason": outcome.termination_reason,
             "output": [m.get("content") for m in outcome.messages if m.get("role") == "assistant" and m.get("content")],
+            # The whole trajectory, in the official format: what an export to tau2's results needs.
+            "messages": outcome.messages,
             "failure_kind": None
             if reward.reward != 0.0
             else (failed[0].lower() if failed else "premature_termination"),
         }
+        if outcome.domain == KNOWLEDGE_DOMAIN:  # printed beside the domain's score
+            # a live run's own; a re-graded simulation's as its results file states it
+            retrieval = self.retrieval if "simulation_id" not in unit.fields else unit.fields.get("retrieval")
+            if retrieval:
+                fields["retrieval"] = retrieval
         if "simulation_id" in unit.fields:
             fields["simulation_id"] = unit.fields["simulation_id"]
         if reward.note:
@@ -249,12 +291,36 @@ class Tau2(Benchmark):
 @functools.cache
 def _tasks(domain: str) -> tuple[list[dict[str, Any]], dict[str, list[str]]]:
     folder = DATA / domain
+    if domain == KNOWLEDGE_DOMAIN:
+        # As the official loader: one file per task (they hold the 1.0.1 fixes; tasks.json does not),
+        # and no splits: every task is the leaderboard's.
+        try:
+            tasks = [json.loads(p.read_text(encoding="utf-8")) for p in sorted((folder / "tasks").glob("task_*.json"))]
+        except (OSError, ValueError) as exc:
+            raise DataError(f"{folder / 'tasks'}: cannot read the tasks ({exc})") from None
+        return tasks, {"base": [str(t["id"]) for t in tasks]}
     try:
         tasks = json.loads((folder / "tasks.json").read_text(encoding="utf-8"))
         splits = json.loads((folder / "split_tasks.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise DataError(f"{folder}: cannot read the tasks ({exc})") from None
     return tasks, splits
+
+
+def _retrieval(value: str) -> str:
+    """A retrieval configuration that can run offline, or a usage error saying why not."""
+    from pytest_toolcall.benchmarks.tau2.knowledge import refusal
+
+    why = refusal(value.strip())
+    if why is not None:
+        raise usage_error("tau2-retrieval", why)
+    return value.strip()
+
+
+def task_by_id(domain: str, task_id: str) -> dict[str, Any]:
+    """A task of the shipped data (``KeyError`` when the domain has no such task)."""
+    tasks, _ = _tasks(domain)
+    return next(task for task in tasks if str(task["id"]) == task_id)
 
 
 def domain_tasks(domain: str, split: str) -> list[dict[str, Any]]:
@@ -271,27 +337,35 @@ def _grade(domain: str, task: dict[str, Any], messages: list[dict[str, Any]], re
     return Outcome(domain, str(task["id"]), reason, messages, evaluate(domain, task, messages, reason, judge))
 
 
-def _simulate(domain: str, task: dict[str, Any], model: Model, user: Model, judge: Any) -> Outcome:
+def _simulate(
+    domain: str, task: dict[str, Any], trial: int, model: Model, user: Model, judge: Any, retrieval: str
+) -> Outcome:
     from pytest_toolcall.benchmarks.tau2.evaluation import evaluate
     from pytest_toolcall.benchmarks.tau2.loop import run_simulation
 
     simulation = run_simulation(
-        domain, task, _speaker(model, task, model.oracle, "agent"), _speaker(user, task, user.oracle, "user")
+        domain,
+        task,
+        _speaker(model, task, trial, model.oracle, "agent"),
+        _speaker(user, task, trial, user.oracle, "user"),
+        retrieval=retrieval,
     )
     reward = evaluate(domain, task, simulation.messages, simulation.termination_reason, judge, strict_replay=True)
     return Outcome(domain, str(task["id"]), simulation.termination_reason, simulation.messages, reward)
 
 
-def _speaker(model: Model, task: dict[str, Any], oracle: bool, side: str) -> Any:
-    from pytest_toolcall.benchmarks.tau2.loop import decode_calls
+def _speaker(model: Model, task: dict[str, Any], trial: int, oracle: bool, side: str) -> Any:
+    from pytest_toolcall.benchmarks.tau2.loop import decode_calls, request_sampling
     from pytest_toolcall.benchmarks.tau2.oracle import oracle_agent_reply, oracle_user_reply
 
     def speak(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> tuple[str | None, list[Any]]:
         reference: Any = None
         if oracle:
             reference = oracle_agent_reply(task, messages) if side == "agent" else oracle_user_reply(task, messages)
-        # (sent with the benchmark's ``sampling``: the run adds it to every request of the unit)
-        response = model.submit(ChatRequest(messages, tools, reference=reference)).result()
+        # The trial's seed and tool_choice; the temperature is the benchmark's ``sampling``, which
+        # the run adds to every request of the unit (what the request sets itself wins).
+        sampling = request_sampling(trial, tools)
+        response = model.submit(ChatRequest(messages, tools, sampling=sampling, reference=reference)).result()
         return response.content, decode_calls(response.tool_calls)
 
     return speak

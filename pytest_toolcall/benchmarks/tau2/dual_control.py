@@ -7,6 +7,8 @@ that one (its data folder and tool specs): the environment gets its phone handed
 
 from __future__ import annotations
 
+from typing import Any
+
 from pytest_toolcall.benchmarks.tau2.environment import DUAL_CONTROL, Environment
 from pytest_toolcall.benchmarks.tau2.telecom_device import PaymentRequest, UserDevice
 
@@ -19,6 +21,11 @@ class Phone(UserDevice):
         return PaymentRequest(bill_id=bill_id, amount_due=amount_due)
 
 
-def new_environment(domain: str) -> Environment:
-    """A fresh environment of the domain (telecom's with a phone in its shipped state)."""
+def new_environment(domain: str, task: dict[str, Any] | None = None, retrieval: str = "bm25") -> Environment:
+    """A fresh environment of the domain (telecom's with a phone in its shipped state;
+    banking_knowledge's with the task's read-log allowlist and the retrieval configuration's tool)."""
+    if domain == "banking_knowledge":
+        from pytest_toolcall.benchmarks.tau2.banking_env import BankingEnvironment
+
+        return BankingEnvironment(task, retrieval)
     return Environment(domain, Phone() if domain in DUAL_CONTROL else None)

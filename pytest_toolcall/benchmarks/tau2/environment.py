@@ -19,19 +19,19 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import threading
 import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 from pytest_toolcall.benchmarks.tau2.models import FlightDB, LineStatus, RetailDB, TelecomDB, db_hash
+from pytest_toolcall.benchmarks.tau2.names import ALL_DOMAINS, DATA, DOMAINS
 
-DATA = Path(__file__).with_name("data")
-DOMAINS = ("airline", "retail", "telecom")
+__all__ = ["ALL_DOMAINS", "DATA", "DOMAINS", "Environment", "ToolSpec"]
 #: The domains whose user simulator has tools (on the user's phone).
 DUAL_CONTROL = ("telecom",)
 
@@ -71,15 +71,34 @@ def policy(domain: str) -> str:
     return (DATA / domain / "policy.md").read_text(encoding="utf-8")
 
 
-@functools.cache
-def _pristine_db(domain: str) -> BaseModel:
+#: Each domain's database as loaded and validated: once per process, however many dialogues start
+#: together (a cache without the lock would have each of the first dialogue threads load its own).
+_LOADED: dict[str, Any] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def _load_db(domain: str) -> Any:
+    """The database of a domain as shipped: airline's and retail's validated, telecom's raw (each
+    environment validates its own copy: it is small)."""
+    if domain == "telecom":
+        return tomllib.loads((DATA / "telecom" / "db.toml").read_text(encoding="utf-8"))
     raw = json.loads((DATA / domain / "db.json").read_text(encoding="utf-8"))
     return FlightDB.model_validate(raw) if domain == "airline" else RetailDB.model_validate(raw)
 
 
-@functools.cache
+def _database(domain: str) -> Any:
+    with _LOAD_LOCK:
+        if domain not in _LOADED:
+            _LOADED[domain] = _load_db(domain)
+        return _LOADED[domain]
+
+
+def _pristine_db(domain: str) -> BaseModel:
+    return _database(domain)
+
+
 def _telecom_raw() -> dict[str, Any]:
-    return tomllib.loads((DATA / "telecom" / "db.toml").read_text(encoding="utf-8"))
+    return _database("telecom")
 
 
 class CopyOnRead(dict):
@@ -169,18 +188,27 @@ def state_differences(ours: BaseModel, gold: BaseModel, domain: str) -> list[dic
 
 
 def _differences(path: list[str], a: Any, b: Any, found: list[dict[str, Any]]) -> None:
-    """Each leaf where two dumps differ, as ``{"table": path[0], "key": the rest of the path, ...}``."""
+    """Each leaf where two dumps differ, as ``state_differences`` says them: ``table`` the first
+    step of the path, ``field`` the last, ``key`` the steps between joined by dots; an entry that
+    only one side's dict has is ``field`` None with ``ours``/``gold`` saying which side has it."""
     if len(found) >= SHOWN_DIFFERENCES or _text(a) == _text(b):
         return
     if isinstance(a, dict) and isinstance(b, dict):
-        for key in sorted(set(a) | set(b), key=str):
-            _differences([*path, str(key)], a.get(key), b.get(key), found)
+        for name in sorted(set(a) | set(b), key=str):
+            if name in a and name in b:
+                _differences([*path, str(name)], a[name], b[name], found)
+            elif len(found) < SHOWN_DIFFERENCES:
+                steps = [*path, str(name)]
+                key = ".".join(steps[1:]) or None
+                found.append({"table": steps[0], "key": key, "field": None, "ours": name in a, "gold": name in b})
     elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         for index, (x, y) in enumerate(zip(a, b, strict=True)):
             _differences([*path, str(index)], x, y, found)
     else:
-        table, key = (path[0], ".".join(path[1:]) or None) if path else (None, None)
-        found.append({"table": table, "key": key, "field": None, "ours": a, "gold": b})
+        table = path[0] if path else None
+        key = ".".join(path[1:-1]) or None
+        field = path[-1] if len(path) > 1 else None
+        found.append({"table": table, "key": key, "field": field, "ours": a, "gold": b})
 
 
 def _text(value: Any) -> str:
@@ -227,20 +255,21 @@ class Environment:
         spec = self.specs.get(name) or self.user_specs.get(name)
         return spec is None or spec.mutates_state
 
-    def make_tool_call(self, name: str, requestor: str = "assistant", **arguments: Any) -> Any:
+    def make_tool_call(self, tool_name: str, requestor: str = "assistant", **arguments: Any) -> Any:
         """A call on its requestor's side, without the sync (as the official ``make_tool_call``:
-        the gold replay of the evaluator calls this and never syncs)."""
+        the gold replay of the evaluator calls this and never syncs). The parameters are named as
+        officially, so that a tool's own argument ``name`` (banking's ``log_verification``) is one."""
         if requestor == "user":
             if self.device is None:
                 raise ValueError("User tools not available")  # airline and retail give the user none
-            if name not in self.user_specs:
-                raise ValueError(f"Tool '{name}' not found.")
-            return self.device.call(name, arguments)
+            if tool_name not in self.user_specs:
+                raise ValueError(f"Tool '{tool_name}' not found.")
+            return self.device.call(tool_name, arguments)
         if requestor != "assistant":
             raise ValueError(f"Invalid requestor: {requestor}")
-        if name not in self.specs:
-            raise ValueError(f"Tool '{name}' not found.")
-        method: Callable[..., Any] = getattr(self.tools, name)
+        if tool_name not in self.specs:
+            raise ValueError(f"Tool '{tool_name}' not found.")
+        method: Callable[..., Any] = getattr(self.tools, tool_name)
         return method(**arguments)
 
     def get_response(self, call: dict[str, Any]) -> dict[str, Any]:

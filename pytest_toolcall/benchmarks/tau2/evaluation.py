@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_toolcall.benchmarks.tau2.dual_control import new_environment
+from pytest_toolcall.benchmarks.tau2.names import COMPONENTS as COMPONENTS
+from pytest_toolcall.benchmarks.tau2.names import INFRASTRUCTURE_ERROR as INFRASTRUCTURE_ERROR
 
 STOPS = ("user_stop", "agent_stop")
 TERMINATION_REASONS = (
@@ -40,8 +42,6 @@ TERMINATION_REASONS = (
     "context_window_exceeded",
     "unexpected_error",
 )
-INFRASTRUCTURE_ERROR = "infrastructure_error"
-COMPONENTS = ("DB", "ENV_ASSERTION", "ACTION", "NL_ASSERTION", "COMMUNICATE")
 
 #: ``judge(messages, assertions) -> [(assertion, met, justification)]``.
 Judge = Callable[[Sequence[dict[str, Any]], list[str]], list[tuple[str, bool, str]]]
@@ -108,9 +108,9 @@ def _environment(
         checks["db_match"] = True
         return {}
     initial_state = task.get("initial_state") or {}
-    predicted = new_environment(domain)
+    predicted = new_environment(domain, task)
     predicted.set_state(initial_state, messages, strict=strict)
-    gold = new_environment(domain)
+    gold = new_environment(domain, task)
     gold.set_state(initial_state, initial_state.get("message_history") or [], strict=strict)
     for action in actions or []:
         try:  # without the sync, as officially (so telecom's gold phone may lag behind its line)

@@ -22,6 +22,7 @@ raised as ``InfrastructureError``: the official runner retries the simulation an
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,9 +33,30 @@ from pytest_toolcall.benchmarks.tau2.prompts import GREETING, agent_system_promp
 
 MAX_STEPS = 200
 MAX_ERRORS = 10
-#: The official sampling of the agent and the user simulator (``DEFAULT_LLM_ARGS_*``): temperature
-#: 0 and no token cap.
-SAMPLING: dict[str, Any] = {"temperature": 0.0, "max_tokens": None}
+#: The official runner's seed (``DEFAULT_SEED``), from which it draws each trial's.
+RUN_SEED = 300
+
+
+def trial_seed(trial: int) -> int:
+    """The seed the official runner gives trial ``trial`` (from 0), which its Orchestrator sends in
+    every request of the agent and of the user simulator: the runner seeds Python's ``random`` with
+    the run's seed and draws one ``randint(0, 1000000)`` per trial, in order."""
+    draws = random.Random(RUN_SEED)
+    seed = 0
+    for _ in range(trial + 1):
+        seed = draws.randint(0, 1_000_000)
+    return seed
+
+
+def request_sampling(trial: int, tools: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """What a request of either side carries besides its messages, tools and the benchmark's
+    sampling (temperature 0), as the official ``generate`` sends it: the trial's seed, and
+    ``tool_choice: auto`` when there are tools."""
+    sampling: dict[str, Any] = {"seed": trial_seed(trial)}
+    if tools:
+        sampling["tool_choice"] = "auto"
+    return sampling
+
 
 Call = dict[str, Any]  # {"id", "name", "arguments": dict}
 Speaker = Callable[[list[dict[str, Any]], list[dict[str, Any]] | None], tuple[str | None, list[Call]]]
@@ -80,8 +102,10 @@ def run_simulation(
     *,
     max_steps: int = MAX_STEPS,
     max_errors: int = MAX_ERRORS,
+    retrieval: str = "bm25",
 ) -> Simulation:
-    env = new_environment(domain)
+    """``retrieval``: banking_knowledge's retrieval configuration (its agent policy and tool)."""
+    env = new_environment(domain, task, retrieval)
     initial_state = task.get("initial_state") or {}
     if initial_state.get("message_history"):
         raise ValueError(f"task {task.get('id')}: a task that starts with a message history is not supported")
@@ -89,8 +113,8 @@ def run_simulation(
     tools = [spec.schema for spec in env.specs.values()]
     offered = task.get("user_tools")  # a task may offer the user only some of its tools
     user_tools = [s.schema for n, s in env.user_specs.items() if offered is None or n in offered] or None
-    agent_system = {"role": "system", "content": agent_system_prompt(domain)}
-    user_system = {"role": "system", "content": user_system_prompt(task)}
+    agent_system = {"role": "system", "content": agent_system_prompt(domain, task, retrieval)}
+    user_system = {"role": "system", "content": user_system_prompt(task, user_tools is not None)}
     greeting: dict[str, Any] = {"role": "assistant", "content": GREETING, "tool_calls": None}
     trajectory: list[dict[str, Any]] = [greeting]
     agent_history: list[dict[str, Any]] = [greeting]  # the agent's own view
@@ -166,14 +190,20 @@ def _api_messages(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _as_assistant(m: dict[str, Any]) -> dict[str, Any]:
-    """A message as the chat message of the model that sent it, with its tool calls."""
-    entry: dict[str, Any] = {"role": "assistant", "content": m["content"]}
+    """A message as the chat message of the model that sent it, with its tool calls, as the
+    official request carries it over the wire: each call also has its ``name`` beside the
+    ``function`` (``to_litellm_messages``), and a field without a value (no text, no calls) is left
+    out (litellm drops it)."""
+    entry: dict[str, Any] = {"role": "assistant"}
+    if m["content"] is not None:
+        entry["content"] = m["content"]
     if m.get("tool_calls"):
         entry["tool_calls"] = [
             {
                 "id": c["id"],
-                "type": "function",
+                "name": c["name"],
                 "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])},
+                "type": "function",
             }
             for c in m["tool_calls"]
         ]

@@ -16,21 +16,20 @@ from typing import Any
 
 from pytest_toolcall.api import PASS_HAT_K, Metrics, Part, Rows, Table, interval
 from pytest_toolcall.api.statistics import accuracy_interval, as_list, pass_hat_k
-from pytest_toolcall.benchmarks.tau2.environment import DOMAINS
-from pytest_toolcall.benchmarks.tau2.evaluation import COMPONENTS, INFRASTRUCTURE_ERROR
+from pytest_toolcall.benchmarks.tau2.names import ALL_DOMAINS, COMPONENTS, INFRASTRUCTURE_ERROR
 
 BLOCK = "tau2"
-DOMAIN_ORDER = ("airline", "retail", "telecom")
+DOMAIN_ORDER = ALL_DOMAINS
 
 
 #: τ²'s metrics, declared: a row per domain (pass^1 with its interval, the pass^k curve), OVERALL the
 #: mean of the domains' pass^1, and each domain's pass^k as a gate name. The block is τ²'s own shape
 #: (``tau2_metrics``: tasks, simulations, infrastructure errors and reward components per domain).
 METRICS = Metrics(
-    rows=(Rows(names=DOMAINS),),
+    rows=(Rows(names=ALL_DOMAINS),),
     overall_of_rows=True,
     reducer=PASS_HAT_K,
-    numbers=tuple(f"{domain}.pass_hat_<k>" for domain in DOMAINS),
+    numbers=tuple(f"{domain}.pass_hat_<k>" for domain in ALL_DOMAINS),
     block=lambda benchmark, records: tau2_metrics(records),
 )
 
@@ -56,6 +55,8 @@ def tau2_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
         if outcome == "skipped" and not record.get("not_measured"):  # (not scored: no reward at all)
             row["skipped"] += 1
             continue
+        if record.get("retrieval"):  # banking_knowledge's configuration: its scores compare only within one
+            row["retrieval"] = record["retrieval"]
         breakdown = record.get("reward_breakdown") or {}
         for component, value in breakdown.items():
             if value is not None:
@@ -82,7 +83,9 @@ def tau2_metrics(records: list[dict[str, Any]]) -> dict[str, Any]:
 def _domain(row: dict[str, Any]) -> dict[str, Any]:
     tasks: dict[str, list[float]] = row["tasks"]
     curve = pass_hat_k((int(sum(scores)), len(scores)) for scores in tasks.values())
+    extra = {"retrieval": row["retrieval"]} if "retrieval" in row else {}
     return {
+        **extra,
         "tasks": len(tasks),
         "simulations": sum(len(scores) for scores in tasks.values()),
         "accuracy": curve.get(1),  # pass^1
@@ -107,7 +110,7 @@ def summary_parts(block: dict[str, Any]) -> list[Part]:
         curve = row["pass_hat_k"]
         rows.append(
             [
-                domain,
+                f"{domain} ({row['retrieval']})" if row.get("retrieval") else domain,
                 row["tasks"],
                 row["simulations"],
                 _number(row["accuracy"]),

@@ -10,9 +10,16 @@ from pytest_toolcall.api import Option
 OPTIONS = (
     Option(
         "domains",
-        "τ²-bench domains, comma-separated: airline, retail, telecom",
+        "τ²-bench domains, comma-separated: airline, retail, telecom (the default), banking_knowledge",
         default="airline,retail,telecom",
         metavar="LIST",
+    ),
+    Option(
+        "retrieval",
+        "τ³-bench banking_knowledge retrieval configuration (part of the run's identity; scores compare only "
+        "within one): bm25, grep_only, full_kb, golden_retrieval, no_knowledge",
+        default="bm25",
+        metavar="NAME",
     ),
     Option(
         "split",

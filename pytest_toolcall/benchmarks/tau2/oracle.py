@@ -12,9 +12,10 @@ the other side's texts.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-from pytest_toolcall.benchmarks.tau2.prompts import STOP
+from pytest_toolcall.benchmarks.tau2.prompts import OUT_OF_SCOPE, STOP, TRANSFER
 
 HAND_OVER = {"user": "I have done that.", "assistant": "Please go ahead."}
 
@@ -77,5 +78,9 @@ def oracle_user_reply(task: dict[str, Any], history: list[dict[str, Any]]) -> An
         return _call(due[done], done)
     if said == 0:
         instructions = task["user_scenario"]["instructions"]
-        return instructions if isinstance(instructions, str) else instructions["reason_for_call"]
+        if isinstance(instructions, str):
+            # (banking_knowledge's instructions tell the user when to end with these tokens: said
+            # as they stand, the request itself would end the dialogue)
+            return re.sub("|".join(re.escape(t) for t in (STOP, TRANSFER, OUT_OF_SCOPE)), "", instructions)
+        return instructions["reason_for_call"]
     return HAND_OVER["user"]

@@ -73,8 +73,16 @@ JUDGE_USER_PROMPT = """
         """.replace("\n~\n", "\n        \n")
 
 
-def agent_system_prompt(domain: str) -> str:
-    return AGENT_SYSTEM_PROMPT.format(domain_policy=policy(domain), agent_instruction=AGENT_INSTRUCTION)
+def agent_system_prompt(domain: str, task: dict[str, Any] | None = None, retrieval: str = "bm25") -> str:
+    """The agent's system prompt: banking_knowledge's policy is its retrieval configuration's (and,
+    for ``golden_retrieval``, the task's)."""
+    if domain == "banking_knowledge":
+        from pytest_toolcall.benchmarks.tau2.knowledge import policy as knowledge_policy
+
+        text = knowledge_policy(retrieval, task)
+    else:
+        text = policy(domain)
+    return AGENT_SYSTEM_PROMPT.format(domain_policy=text, agent_instruction=AGENT_INSTRUCTION)
 
 
 #: The domains whose user simulator has tools of its own (telecom's device): its prompt then has
@@ -90,12 +98,15 @@ def _guidelines(use_tools: bool = False) -> str:
     return text.replace("<PERSONA_GUIDELINES>", "")
 
 
-def user_system_prompt(task: dict[str, Any]) -> str:
+def user_system_prompt(task: dict[str, Any], has_tools: bool | None = None) -> str:
+    """The user simulator's prompt: the guidelines for tools when it is given tools (``has_tools``;
+    when not said, as the telecom tasks, whose user always has its phone, name their domain)."""
     scenario = task["user_scenario"]
     instructions = scenario.get("instructions")
     domain = instructions.get("domain") if isinstance(instructions, dict) else None
+    use_tools = domain in USER_TOOL_DOMAINS if has_tools is None else has_tools
     return USER_SYSTEM_PROMPT.format(
-        global_user_sim_guidelines_with_persona=_guidelines(domain in USER_TOOL_DOMAINS),
+        global_user_sim_guidelines_with_persona=_guidelines(use_tools),
         instructions=scenario_text(scenario),
     )
 

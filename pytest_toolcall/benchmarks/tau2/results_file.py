@@ -10,8 +10,10 @@ from typing import Any
 from pytest_toolcall.api import DataError, door
 from pytest_toolcall.api.files import read_regular_file
 from pytest_toolcall.api.text import name as shown_name
-from pytest_toolcall.benchmarks.tau2.environment import DOMAINS
+from pytest_toolcall.benchmarks.tau2.environment import ALL_DOMAINS
 from pytest_toolcall.benchmarks.tau2.evaluation import TERMINATION_REASONS
+from pytest_toolcall.benchmarks.tau2.knowledge import DOMAIN as KNOWLEDGE_DOMAIN
+from pytest_toolcall.benchmarks.tau2.knowledge import REFUSED, RETRIEVAL
 
 #: The largest results file read (bytes): a run of every task with many trials is a few hundred MB.
 MAX_RESULTS_BYTES = 2**30
@@ -26,6 +28,8 @@ class SavedSimulation:
     trial: int
     termination_reason: str
     messages: list[dict[str, Any]]
+    #: banking_knowledge's retrieval configuration, as the file's ``info.retrieval_config`` says.
+    retrieval: str | None = None
 
 
 def load_results(path: Path) -> list[SavedSimulation]:
@@ -43,8 +47,9 @@ def load_results(path: Path) -> list[SavedSimulation]:
         domain = data["info"]["environment_info"]["domain_name"]
     except (KeyError, TypeError):
         raise DataError(f"{path}: no info.environment_info.domain_name") from None
-    if domain not in DOMAINS:
-        raise DataError(f"{path}: domain {domain!r} is not one of {', '.join(DOMAINS)}")
+    if domain not in ALL_DOMAINS:
+        raise DataError(f"{path}: domain {domain!r} is not one of {', '.join(ALL_DOMAINS)}")
+    retrieval = _retrieval(path, data["info"]) if domain == KNOWLEDGE_DOMAIN else None
     tasks = {str(task.get("id")): task for task in data.get("tasks") or [] if isinstance(task, dict)}
     for task in tasks.values():
         problem = _functions_problem(task)
@@ -75,9 +80,22 @@ def load_results(path: Path) -> list[SavedSimulation]:
                 trial=sim.get("trial") or 0,
                 termination_reason=str(reason),
                 messages=messages,
+                retrieval=retrieval,
             )
         )
     return found
+
+
+def _retrieval(path: Path, info: dict[str, Any]) -> str | None:
+    """The retrieval configuration a banking_knowledge results file was run with (the grade does not
+    depend on it, its score is comparable only within it): one of tau2 1.0.1's, or none stated."""
+    value = info.get("retrieval_config")
+    if value is None:
+        return None
+    if not isinstance(value, str) or value not in (*RETRIEVAL, *REFUSED):
+        shown = shown_name(value) if isinstance(value, str) else type(value).__name__
+        raise DataError(f"{path}: info.retrieval_config {shown} is not a retrieval configuration of tau2 1.0.1")
+    return value
 
 
 def _functions_problem(task: dict[str, Any]) -> str:

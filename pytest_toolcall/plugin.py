@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from pytest_toolcall.config import registry
-from pytest_toolcall.config.settings import Settings, add_options, needs_client_early
+from pytest_toolcall.config.registration import add_options, model_given
 from pytest_toolcall.core.protocol.nodeids import is_module_nodeid
 
 
@@ -33,6 +33,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     """The earliest hook that sees the command line: start the model client's process here, so
     that its second of SDK import overlaps conftests, configuration and collection."""
+    if not model_given(early_config, early_config.known_args_namespace):
+        return
+    from pytest_toolcall.config.settings import needs_client_early
+
     if needs_client_early(early_config):
         from pytest_toolcall.model import sdk_process
 
@@ -42,12 +46,15 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     for problem in registry.problems():  # in every run, model or not: one line each, no traceback
         config.issue_config_time_warning(pytest.PytestConfigWarning(f"pytest-toolcall: {problem}"), stacklevel=2)
-    settings = Settings.from_config(config)
-    if settings is None:
+    if not model_given(config):
         from pytest_toolcall.runner import inert
 
         config.pluginmanager.register(inert, "toolcall-inert")
         return
+    from pytest_toolcall.config.settings import Settings
+
+    settings = Settings.from_config(config)
+    assert settings is not None  # a model is given
     from pytest_toolcall.runner import fixtures, session
 
     declared = registry.declared()

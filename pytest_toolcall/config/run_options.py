@@ -6,8 +6,9 @@ from __future__ import annotations
 from pytest_toolcall.core.protocol.options import Option
 
 #: Options shared by every benchmark (user simulator and judge included): not any one benchmark's.
+MODEL = Option("model", "model to evaluate; 'oracle' is the built-in reference model (no network)", metavar="NAME")
 OPTIONS = (
-    Option("model", "model to evaluate; 'oracle' is the built-in reference model (no network)", metavar="NAME"),
+    MODEL,
     Option("base-url", "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)", env="OPENAI_BASE_URL", metavar="URL"),
     Option("api-key-env", "environment variable holding the API key", default="OPENAI_API_KEY", metavar="NAME"),
     Option(

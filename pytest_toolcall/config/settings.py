@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.config import registry
-from pytest_toolcall.config.run_options import DEFAULT_BENCH, OPTIONS
+from pytest_toolcall.config.registration import all_options, model_given, resolved
+from pytest_toolcall.config.run_options import DEFAULT_BENCH
 from pytest_toolcall.core.protocol.nodeids import is_module_nodeid
 from pytest_toolcall.core.protocol.options import Option, one_of, parse_choices, parse_number, usage_error
 from pytest_toolcall.core.safety.urls import redact_url
@@ -28,28 +29,6 @@ from pytest_toolcall.core.safety.urls import redact_url
 MODES = ("read-write", "reuse", "read-only", "replay", "off")
 #: The modes that write what arrives to the store.
 WRITING_MODES = ("read-write", "reuse")
-
-
-def all_options() -> list[tuple[str | None, Option]]:
-    """(owning benchmark or None, option) for the run options and every usable benchmark's, under their
-    full names, read from the declarations (no benchmark's code is imported for them)."""
-    options: list[tuple[str | None, Option]] = [(None, option) for option in OPTIONS]
-    for name, declared in registry.declared().items():
-        options += [(name, option) for option in declared.options]
-    return options
-
-
-def add_options(parser: pytest.Parser) -> None:
-    group = parser.getgroup("toolcall", "tool-calling benchmarks (pytest-toolcall)")
-    for _, option in all_options():
-        # The default stays None here (an unset option falls back to the ini file and the
-        # environment); the help says what an unset option means.
-        shown = option.help if option.default is None else f"{option.help} (default: {option.default})"
-        optional = {"nargs": "?", "const": option.const} if option.const is not None else {}
-        group.addoption(*option.flags, dest=option.dest, default=None, metavar=option.metavar, help=shown, **optional)
-        if option.ini:
-            for ini in option.ini_names:
-                parser.addini(ini, f"{option.help} (--toolcall-{option.name})", default=None)
 
 
 @dataclass(frozen=True)
@@ -150,9 +129,9 @@ class Settings:
     def from_config(cls, config: pytest.Config, namespace: Any = None) -> Settings | None:
         """The settings of an active run, or None when no model is given (``--toolcall-model`` or the
         ``toolcall_model`` ini option)."""
-        raw = {option.name: _raw(config, option, namespace) for _, option in all_options()}
-        if not raw["model"]:
+        if not model_given(config, namespace):
             return None
+        raw = {option.name: resolved(config, option, namespace) for _, option in all_options()}
         source = config.option if namespace is None else namespace
         typed = getattr(source, "toolcall_model", None) is not None  # on the command line, not from the ini
         if namespace is None:
@@ -265,16 +244,6 @@ def needs_client_early(config: pytest.Config) -> bool:
         return False
     # Under xdist the controller starts it and its workers connect to it.
     return "PYTEST_XDIST_WORKER" not in os.environ
-
-
-def _raw(config: pytest.Config, option: Option, namespace: Any = None) -> Any:
-    value = config.getoption(option.dest) if namespace is None else getattr(namespace, option.dest, None)
-    if value is None and option.ini:
-        # The option's own ini name first, then its aliases' (``toolcall_lang``).
-        value = next((v for ini in option.ini_names if (v := config.getini(ini)) is not None), None)
-    if value is None and option.env:
-        value = os.environ.get(option.env)
-    return option.default if value is None else value
 
 
 def _recorded(raw: Mapping[str, str | None], option: Option) -> str | None:

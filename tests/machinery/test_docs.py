@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from pytest_toolcall import cli, options_reference
-from pytest_toolcall.config.settings import all_options
+from pytest_toolcall.config.registration import all_options
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"

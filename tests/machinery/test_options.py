@@ -17,7 +17,8 @@ import pytest
 
 from pytest_toolcall import api
 from pytest_toolcall.config import registry
-from pytest_toolcall.config.settings import Settings, all_options
+from pytest_toolcall.config.registration import all_options
+from pytest_toolcall.config.settings import Settings
 from pytest_toolcall.results import gate
 
 REAL_ENTRY_POINTS = registry.entry_points

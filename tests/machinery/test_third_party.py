@@ -185,6 +185,8 @@ def test_an_unused_installation_imports_no_benchmark(folder: Path) -> None:
     benchmark_modules = [m for m in ours if m.startswith("pytest_toolcall.benchmarks.") and m.count(".") > 2]
     assert benchmark_modules and all(m.endswith(("options", "conformance_options")) for m in benchmark_modules)
     assert not {"pydantic", "yaml", "jsonschema", "openai", "tabulate", "mpmath", "re2", "httpx"} & added
+    # The settings of an active run (a dataclass of every field, URL redaction) are not built either.
+    assert "pytest_toolcall.config.settings" not in ours
     assert len(ours) <= 30, ours  # 27 when written: the plugin, config/, two protocol modules, declarations
 
 

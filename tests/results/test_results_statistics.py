@@ -18,7 +18,6 @@ from pytest_toolcall.benchmarks.general_fc.metrics import general_fc_metrics
 from pytest_toolcall.core.stats.estimates import (
     RESAMPLES,
     Z95,
-    accuracy_interval,
     attempt_scores,
     bootstrap_interval,
     grouped_intervals,
@@ -33,6 +32,7 @@ from pytest_toolcall.core.stats.estimates import (
     weighted_groups,
     wilson,
 )
+from pytest_toolcall.core.stats.intervals import accuracy_interval
 
 # Wilson ------------------------------------------------------------------------------------------
 

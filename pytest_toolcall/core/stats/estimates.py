@@ -229,23 +229,6 @@ def repeat_summary(attempts: Mapping[str, Sequence[float]]) -> dict[str, Any]:
     }
 
 
-def accuracy_interval(
-    attempts: Mapping[str, Sequence[float]], *, seed: int = 0, resamples: int = RESAMPLES
-) -> tuple[float, float] | None:
-    """The 95 % interval of one category's accuracy: Wilson on passed/n when every unit ran once with a
-    0/1 score, else the bootstrap of the mean of per-unit mean scores (one stratum), widened to the
-    Wilson interval of the units' mean over the number of units (``repeats.unit_floor``)."""
-    units = [scores for scores in attempts.values() if scores]
-    if all(len(scores) == 1 and scores[0] in (0.0, 1.0) for scores in units):
-        return wilson(sum(1 for scores in units if scores[0] == 1.0), len(units))
-    means = [sum(scores) / len(scores) for scores in units]
-    spread = bootstrap_interval({"units": means}, pooled_mean, seed=seed, resamples=resamples)
-    # Never narrower than the number of units justifies (``repeats``: all-agreeing units are not [1, 1]).
-    from pytest_toolcall.core.stats.repeats import hull, unit_floor
-
-    return hull(spread, unit_floor(sum(means) / len(means), len(means)))
-
-
 def grouped_intervals(
     units_by_category: Mapping[str, Sequence[float]],
     groups: Mapping[str, Sequence[str]],

@@ -17,6 +17,7 @@ from anthropic.lib.streaming._messages import accumulate_event
 from pytest_toolcall.model import messages_api
 from pytest_toolcall.model.streaming import SSEDecoder
 from pytest_toolcall.testing.server import MESSAGES_STREAM_BREAKS, ChatServer, Reply, message_text
+from tests.support.scripted_runs import server_run_args
 from tests.support.serving_contract import BREAKS, contract_model
 
 WEATHER = {
@@ -246,14 +247,7 @@ def general_fc_file(path: Path, cases: list[tuple[str, bool, Reply]]) -> Path:
 
 def run(pytester: pytest.Pytester, server: ChatServer, *args: str) -> dict[str, Any]:
     pytester.runpytest(
-        "--toolcall-model=m",
-        f"--toolcall-base-url={server.base_url}",
-        "--toolcall-api-key-env=",
-        "--toolcall-cache=off",
-        "--toolcall-report=report.json",
-        "--toolcall-max-retries=0",
-        "-p",
-        "no:randomly",
+        *server_run_args(server),
         *args,
     )
     return json.loads((pytester.path / "report.json").read_text())

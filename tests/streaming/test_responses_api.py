@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.testing.server import ChatServer
+from tests.support.scripted_runs import server_run_args
 from tests.support.serving_contract import BREAKS, contract_model
 
 # Every test here runs pytest against the local server: the integration set, left out of the fast loop.
@@ -18,14 +19,7 @@ pytestmark = pytest.mark.slow
 
 def verdicts(pytester: pytest.Pytester, server: ChatServer, *args: str) -> dict[str, tuple[str, str | None]]:
     pytester.runpytest(
-        "--toolcall-model=m",
-        f"--toolcall-base-url={server.base_url}",
-        "--toolcall-api-key-env=",
-        "--toolcall-cache=off",
-        "--toolcall-report=report.json",
-        "--toolcall-max-retries=0",
-        "-p",
-        "no:randomly",
+        *server_run_args(server),
         *args,
     )
     report = json.loads((pytester.path / "report.json").read_text())

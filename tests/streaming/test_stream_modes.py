@@ -17,6 +17,7 @@ from openai.lib.streaming.chat import ChatCompletionStreamState
 from pytest_toolcall import assert_tool_calls
 from pytest_toolcall.core.protocol.types import ChatResponse
 from pytest_toolcall.testing.server import CHAT_STREAM_BREAKS, MESSAGES_STREAM_BREAKS, ChatServer, Reply
+from tests.support.scripted_runs import server_run_args
 
 # Every test here runs pytest against the local server: the integration set, left out of the fast loop.
 pytestmark = pytest.mark.slow
@@ -79,14 +80,7 @@ def run(pytester: pytest.Pytester, server: ChatServer, *args: str) -> tuple[pyte
     if not list(pytester.path.glob("*.toolcall.yaml")):
         pytester.makefile(".toolcall.yaml", weather=TOOLS + CASES)
     result = pytester.runpytest(
-        "--toolcall-model=m",
-        f"--toolcall-base-url={server.base_url}",
-        "--toolcall-api-key-env=",
-        "--toolcall-cache=off",
-        "--toolcall-report=report.json",
-        "--toolcall-max-retries=0",
-        "-p",
-        "no:randomly",
+        *server_run_args(server),
         ".",
         *args,
     )

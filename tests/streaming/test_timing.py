@@ -12,6 +12,7 @@ import pytest
 
 from pytest_toolcall.core.stats.estimates import percentile
 from pytest_toolcall.testing.server import ChatServer, Reply
+from tests.support.scripted_runs import server_run_args
 
 # Every test here runs pytest against the local server: the integration set, left out of the fast loop.
 pytestmark = pytest.mark.slow
@@ -25,14 +26,7 @@ def cases(count: int) -> str:
 
 def run(pytester: pytest.Pytester, server: ChatServer, *args: str) -> dict[str, Any]:
     pytester.runpytest(
-        "--toolcall-model=m",
-        f"--toolcall-base-url={server.base_url}",
-        "--toolcall-api-key-env=",
-        "--toolcall-cache=off",
-        "--toolcall-report=report.json",
-        "--toolcall-max-retries=0",
-        "-p",
-        "no:randomly",
+        *server_run_args(server),
         ".",
         *args,
     )

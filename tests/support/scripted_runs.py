@@ -1,7 +1,8 @@
-"""Shared helpers of the reliability tests (faults, hostile output, secrets, interruption).
+"""Shared helpers of the reliability and streaming tests (faults, hostile output, secrets, interruption,
+streams).
 
-Not a test module: the answer tables, a chat server that timestamps every request it receives, and
-readers for the JSON report.
+Not a test module: the arguments of a run against the local server, the answer tables, a chat server
+that timestamps every request it receives, and readers for the JSON report.
 """
 
 from __future__ import annotations
@@ -36,6 +37,21 @@ WEATHER = {
         },
     },
 }
+
+
+def server_run_args(server: ChatServer) -> list[str]:
+    """pytest's arguments for a run whose every answer is ``server``'s: a model named ``m``, no key, no
+    response store, no retry, the JSON report in ``report.json``, the items in their order."""
+    return [
+        "--toolcall-model=m",
+        f"--toolcall-base-url={server.base_url}",
+        "--toolcall-api-key-env=",
+        "--toolcall-cache=off",
+        "--toolcall-report=report.json",
+        "--toolcall-max-retries=0",
+        "-p",
+        "no:randomly",
+    ]
 
 
 def acebench_nodeid(lang: str, sample_id: str) -> str:

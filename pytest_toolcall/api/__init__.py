@@ -177,9 +177,7 @@ _WHERE = {
     "MEAN": "pytest_toolcall.core.stats.repeats",
     "PASS_HAT_K": "pytest_toolcall.core.stats.repeats",
     "Reducer": "pytest_toolcall.core.stats.repeats",
-}
-
-_LAZY = {
+    # a user's test
     "assert_tool_calls": "pytest_toolcall.benchmarks.cases.assertions",
     "check_tool_calls": "pytest_toolcall.benchmarks.cases.assertions",
     "ToolCallAssertionError": "pytest_toolcall.benchmarks.cases.assertions",
@@ -187,7 +185,7 @@ _LAZY = {
     "ToolCall": "pytest_toolcall.benchmarks.cases.response",
 }
 
-__all__ = [
+__all__ = [  # noqa: RUF022 (grouped by kind, not sorted)
     # the protocol
     "Benchmark",
     "DataError",
@@ -275,12 +273,16 @@ __all__ = [
     "failure_kind_line",
     "has_tool_markup",
     # a user's test
-    *_LAZY,
+    "assert_tool_calls",
+    "check_tool_calls",
+    "ToolCallAssertionError",
+    "ToolCallResponse",
+    "ToolCall",
 ]
 
 
 def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name) or _LAZY.get(name)
+    module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     import importlib

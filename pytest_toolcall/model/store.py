@@ -404,20 +404,16 @@ def row_exchange(row: Any) -> Any:
 def store_rows_problem(db: sqlite3.Connection, schema: str = "main") -> str:
     """The first row of the store open in ``db`` that the door refuses ("" when none): what
     ``merge-store`` would otherwise copy for every later run to trip on."""
-    run = "run" if _has_column(db, schema, "responses", "run") else "NULL"
-    for key, *row in db.execute(f"SELECT key, response, stored_at, {run} FROM {schema}.responses"):
-        try:
-            row_answer(row)
-        except door.Refused as exc:
-            return f"responses row {str(key)[:16]}...: {exc}"
     tables = {r[0] for r in db.execute(f"SELECT name FROM {schema}.sqlite_master WHERE type='table'")}
-    if "exchanges" in tables:
-        run = "run" if _has_column(db, schema, "exchanges", "run") else "NULL"
-        for key, *row in db.execute(f"SELECT key, value, stored_at, {run} FROM {schema}.exchanges"):
+    for table, column, read in (("responses", "response", row_answer), ("exchanges", "value", row_exchange)):
+        if table not in tables:
+            continue
+        run = "run" if _has_column(db, schema, table, "run") else "NULL"
+        for key, *row in db.execute(f"SELECT key, {column}, stored_at, {run} FROM {schema}.{table}"):
             try:
-                row_exchange(row)
+                read(row)
             except door.Refused as exc:
-                return f"exchanges row {str(key)[:16]}...: {exc}"
+                return f"{table} row {str(key)[:16]}...: {exc}"
     return ""
 
 
